@@ -1,0 +1,111 @@
+#include "common/options.h"
+
+#include <sstream>
+#include <string_view>
+
+#include "common/stage_rules.h"
+
+namespace reduce {
+namespace {
+
+// Strict decimal: digits only, no sign, no spaces, no overflow past `max`.
+bool parse_whole(std::string_view text, unsigned long long max, unsigned long long* out) {
+  if (text.empty() || text.size() > 20) return false;
+  unsigned long long value = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return false;
+    const unsigned digit = static_cast<unsigned>(c - '0');
+    if (value > (max - digit) / 10) return false;
+    value = value * 10 + digit;
+  }
+  *out = value;
+  return true;
+}
+
+std::string range_error(std::string_view name, unsigned long long lo, unsigned long long hi,
+                        std::string_view got) {
+  std::ostringstream msg;
+  msg << name << " must be a whole number from " << lo << " to " << hi << " (got '" << got
+      << "')";
+  return msg.str();
+}
+
+// Applies one option's value; returns an error line or "".
+std::string apply(std::string_view name, std::string_view value, Options* opt) {
+  unsigned long long v = 0;
+  if (name == "--n") {
+    if (!parse_whole(value, kMaxN, &v) || v == 0) return range_error(name, 1, kMaxN, value);
+    opt->n = v;
+  } else if (name == "--block") {
+    if (!parse_whole(value, kMaxBlock, &v) || !is_valid_block(v)) {
+      return "--block must be a power of two from 32 to 1024: 32, 64, 128, 256, 512 or "
+             "1024 (got '" + std::string(value) + "')";
+    }
+    opt->block = static_cast<unsigned>(v);
+  } else if (name == "--seed") {
+    if (!parse_whole(value, 4294967295ull, &v)) return range_error(name, 0, 4294967295ull, value);
+    opt->seed = static_cast<std::uint32_t>(v);
+  } else if (name == "--repeat") {
+    if (!parse_whole(value, kMaxRepeat, &v) || v == 0) return range_error(name, 1, kMaxRepeat, value);
+    opt->repeat = static_cast<int>(v);
+  } else if (name == "--device") {
+    if (!parse_whole(value, kMaxDeviceIndex, &v)) {
+      return range_error(name, 0, kMaxDeviceIndex, value) + "; reduce_probe lists the devices";
+    }
+    opt->device = static_cast<int>(v);
+  } else {
+    return "unknown option '" + std::string(name) + "'; run with --help to see the options";
+  }
+  return "";
+}
+
+}  // namespace
+
+ParsedOptions parse_options(int argc, const char* const* argv) {
+  ParsedOptions parsed;
+  for (int i = 1; i < argc; ++i) {
+    std::string_view arg = argv[i];
+    if (arg == "--help" || arg == "-h") {
+      parsed.options.help = true;
+      continue;
+    }
+    if (arg.substr(0, 2) != "--") {
+      parsed.error = "unexpected argument '" + std::string(arg) +
+                     "'; options look like --n 16777216 (run with --help)";
+      return parsed;
+    }
+    std::string_view name = arg;
+    std::string_view value;
+    const std::size_t eq = arg.find('=');
+    if (eq != std::string_view::npos) {
+      name = arg.substr(0, eq);
+      value = arg.substr(eq + 1);
+    } else if (i + 1 < argc) {
+      value = argv[++i];
+    } else {
+      parsed.error = std::string(name) + " needs a value, e.g. " + std::string(name) + " 256";
+      return parsed;
+    }
+    parsed.error = apply(name, value, &parsed.options);
+    if (!parsed.ok()) return parsed;
+  }
+  return parsed;
+}
+
+std::string usage(const std::string& program, int stage_number) {
+  std::ostringstream out;
+  out << "Usage: " << program << " [options]\n"
+      << "Runs stage " << stage_number << "'s reduction, checks it against the CPU and times it.\n\n"
+      << "  --n N        elements to sum, 1 to " << kMaxN << " (default " << kDefaultN << ")\n"
+      << "  --block B    threads per block: 32, 64, 128, 256, 512 or 1024 (default 256)\n"
+      << "  --seed S     std::mt19937 seed for the input, 0 to 4294967295 (default "
+      << kDefaultSeed << ")\n"
+      << "  --repeat R   timed runs, 1 to " << kMaxRepeat << "; the median is reported (default 20)\n"
+      << "  --device D   CUDA device index (default 0)\n"
+      << "  --help       this text\n\n"
+      << "Exit codes: 0 matches the reference, 1 does not match, 2 bad option,\n"
+      << "            3 no CUDA device, 4 CUDA error.\n";
+  return out.str();
+}
+
+}  // namespace reduce

@@ -1,0 +1,35 @@
+// Command-line options every stage executable takes.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "common/input.h"
+
+namespace reduce {
+
+struct Options {
+  std::size_t n = kDefaultN;
+  unsigned block = 256;
+  std::uint32_t seed = kDefaultSeed;
+  int repeat = 20;
+  int device = 0;
+  bool help = false;
+};
+
+inline constexpr int kMaxRepeat = 1000;
+inline constexpr int kMaxDeviceIndex = 63;
+
+struct ParsedOptions {
+  Options options;
+  std::string error;  // empty on success; otherwise one line naming the option
+  bool ok() const { return error.empty(); }
+};
+
+// Accepts `--name value` and `--name=value`. Values must be plain decimal numbers.
+ParsedOptions parse_options(int argc, const char* const* argv);
+
+std::string usage(const std::string& program, int stage_number);
+
+}  // namespace reduce

@@ -1,0 +1,48 @@
+#include "common/report.h"
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+namespace reduce {
+
+double bandwidth_gbps(std::size_t n, double ms) {
+  if (!(ms > 0.0)) return 0.0;
+  return static_cast<double>(n) * sizeof(float) / (ms * 1.0e6);
+}
+
+namespace {
+
+// printf writes "-nan" for a NaN with its sign bit set (the harness's poison pattern
+// is one); a sign on NaN means nothing, so every NaN prints as "nan".
+std::string number(const char* format, double value) {
+  if (std::isnan(value)) return "nan";
+  char text[64];
+  std::snprintf(text, sizeof text, format, value);
+  return text;
+}
+
+}  // namespace
+
+std::string format_report(const ReportData& r) {
+  char buffer[512];
+  std::snprintf(buffer, sizeof buffer,
+                "Stage %d reduction %s\n"
+                "\n"
+                "Input size: %zu elements\n"
+                "CPU sum : %s\n"
+                "GPU sum : %s\n"
+                "Relative error: %s\n"
+                "\n"
+                "Timing:\n"
+                "  CPU time : %.3f ms\n"
+                "  GPU time : %.4f ms\n"
+                "  Bandwidth: %.1f GB/s\n",
+                r.stage, r.match ? "matches reference ✅" : "does not match reference ❌", r.n,
+                number("%.6f", r.cpu_sum).c_str(), number("%.6f", r.gpu_sum).c_str(),
+                number("%.3e", r.relative_error).c_str(), r.cpu_ms, r.gpu_ms,
+                bandwidth_gbps(r.n, r.gpu_ms));
+  return buffer;
+}
+
+}  // namespace reduce

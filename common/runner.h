@@ -1,0 +1,52 @@
+// Runs one stage on the current device: poisons its scratch, launches it, finishes the
+// sum and times it. Both the stage executables and the GPU tests go through this.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "common/device_buffer.h"
+#include "common/stage.h"
+
+namespace reduce {
+
+struct RunOutput {
+  float sum;                  // the stage's final sum (host-finished where the stage says so)
+  std::size_t device_values;  // how many values the launches left on the device
+};
+
+struct Timing {
+  double median_ms;  // of the timed runs, each after an L2 flush
+  RunOutput warmup;  // the untimed first run
+  RunOutput last;    // the last timed run
+};
+
+class StageRunner {
+ public:
+  // Allocates buffers for n elements on the current device.
+  StageRunner(const StagePlan& plan, std::size_t n);
+
+  // Device memory the runner needs for n elements, for checking it fits beforehand.
+  static std::size_t bytes_needed(std::size_t n);
+
+  void upload(const std::vector<float>& host);  // exactly n floats
+  std::vector<float> download_input() const;
+
+  RunOutput run(unsigned block);
+  Timing time(unsigned block, int repeat);
+
+ private:
+  void prepare();  // NaN into every scratch float, so a value the stage never wrote shows
+  DeviceValues launch(unsigned block);
+  RunOutput finish(const DeviceValues& values) const;
+  void flush_l2(int pass);
+
+  const StagePlan& plan_;
+  std::size_t n_;
+  DeviceBuffer<float> input_;
+  DeviceBuffer<float> partials_;
+  DeviceBuffer<float> partials_alt_;
+  DeviceBuffer<unsigned char> l2_flush_;
+};
+
+}  // namespace reduce

@@ -1,0 +1,51 @@
+// The contract between the harness and a stage file.
+//
+// A stage file holds its kernel(s) and one launch function. The harness owns everything
+// else: input, device buffers, poisoning, timing, finishing on the host, verification
+// and the report. Each stage's todo.cu defines reduce::stage_plan() to hand that over.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+
+#include "common/cuda_check.h"
+#include "common/stage_rules.h"
+
+namespace reduce {
+
+// What the harness hands the stage's launch function on every run.
+struct Launch {
+  const float* in;       // n floats on the device; a stage must leave them unchanged
+  std::size_t n;         // 1 to 2^31 - 1, already checked against the stage's SizeRule
+  unsigned block;        // threads per block: 32, 64, 128, 256, 512 or 1024
+  float* partials;       // partial_capacity(n) floats of scratch, poisoned with NaN
+  float* partials_alt;   // a second such buffer, for passes that read one and write the other
+  cudaStream_t stream;   // every launch goes on this stream, so the harness can time it
+};
+
+// One float per block of a pass over n elements, for the smallest block we allow.
+constexpr std::size_t partial_capacity(std::size_t n) {
+  return (n + kMinBlock - 1) / kMinBlock;
+}
+
+// Where the launches left their result: `count` floats in device memory. A stage that
+// finishes on the device leaves exactly one; the others leave one per block, and the
+// harness adds those on the host in double precision.
+struct DeviceValues {
+  const float* data;
+  std::size_t count;
+};
+
+struct StagePlan {
+  int number;              // 7 for stage07_interleaved
+  const char* technique;   // "interleaved addressing"
+  SizeRule sizes;
+  Finish finish;
+  DeviceValues (*launch)(const Launch& run);  // enqueue the stage's kernels, no syncing
+};
+
+// Defined once in each stage's todo.cu (template and answer alike).
+const StagePlan& stage_plan();
+
+}  // namespace reduce

@@ -1,0 +1,23 @@
+#include "common/stage_rules.h"
+
+#include <sstream>
+
+namespace reduce {
+
+bool is_valid_block(unsigned long long block) {
+  const bool power_of_two = block != 0 && (block & (block - 1)) == 0;
+  return power_of_two && block >= kMinBlock && block <= kMaxBlock;
+}
+
+std::string check_size(SizeRule rule, int stage_number, std::size_t n, unsigned block) {
+  if (rule == SizeRule::kAnyLength || n % block == 0) return "";
+  const std::size_t below = n / block * block;
+  const std::size_t above = below + block;
+  std::ostringstream msg;
+  msg << "--n " << n << " is not a multiple of --block " << block << ": stage "
+      << stage_number << " reduces whole blocks only; use --n " << above;
+  if (below > 0) msg << " or --n " << below;
+  return msg.str();
+}
+
+}  // namespace reduce

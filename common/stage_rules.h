@@ -1,0 +1,29 @@
+// What a stage accepts and where it finishes: plain data the host code can check.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+namespace reduce {
+
+enum class SizeRule {
+  kMultipleOfBlock,  // n must be a whole number of blocks (stages 07 and 08)
+  kAnyLength,        // every n >= 1 (stage 09 onwards)
+};
+
+enum class Finish {
+  kOnHost,    // the launches leave one sum per block; the harness adds them on the CPU
+  kOnDevice,  // the launches leave the single final sum on the GPU
+};
+
+inline constexpr unsigned kMinBlock = 32;
+inline constexpr unsigned kMaxBlock = 1024;
+inline constexpr std::size_t kMaxN = 2147483647;  // 2^31 - 1: kernels index with 32 bits
+
+bool is_valid_block(unsigned long long block);
+
+// Empty when stage `stage_number` can reduce n elements with this block size;
+// otherwise a one-line message naming --n and a size that would work.
+std::string check_size(SizeRule rule, int stage_number, std::size_t n, unsigned block);
+
+}  // namespace reduce

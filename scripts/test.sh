@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Configures, builds and runs the test suite through the CMake presets.
+#
+#   scripts/test.sh              host tests and GPU tests of every answer (without a CUDA
+#                                device the GPU tests are reported as skipped, with the reason)
+#   scripts/test.sh --todo       the GPU tests against every template (they fail until the
+#                                TODO blocks are filled in)
+#   scripts/test.sh --todo 7     the same for stage 7's template only
+#
+# Exit code: ctest's (0 when every test that ran passed), 2 for bad arguments.
+set -euo pipefail
+source "$(dirname "$0")/common.sh"
+
+preset=default
+filter=()
+while [[ $# -gt 0 ]]; do
+  case $1 in
+    --todo) preset=todo ;;
+    -h | --help) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    [0-9] | [0-9][0-9])
+      [[ $preset == todo ]] || { echo "test.sh: error: a stage number goes after --todo, e.g. scripts/test.sh --todo 7" >&2; exit 2; }
+      filter=(-R "^stage$(printf '%02d' $((10#$1)))_todo\\.") ;;
+    *) echo "test.sh: error: unknown argument '$1'; use --todo [stage number] or nothing" >&2; exit 2 ;;
+  esac
+  shift
+done
+
+configure_and_build
+if ! probe_device; then
+  echo "The GPU tests will be reported as skipped: they need a CUDA device."
+fi
+ctest --preset "$preset" "${filter[@]}"

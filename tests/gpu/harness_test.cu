@@ -1,0 +1,145 @@
+// GPU tests of the harness itself: poisoning catches a stage that never writes, device
+// and memory checks give one-line errors, and the stage executables work end to end.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <regex>
+#include <stdexcept>
+#include <string>
+
+#include "common/device.h"
+#include "common/input.h"
+#include "common/reference.h"
+#include "common/runner.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+using namespace reduce;
+
+class Harness : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const DeviceProbe probe = probe_devices();
+    if (probe.count == 0) GTEST_SKIP() << "no CUDA device: " << probe.problem;
+    device_count_ = probe.count;
+    CUDA_CHECK(cudaSetDevice(0));
+  }
+  int device_count_ = 0;
+};
+
+// A stage whose launch enqueues nothing, as a template does before it is filled in.
+DeviceValues launch_nothing(const Launch& run) { return {run.partials, run.n / run.block}; }
+DeviceValues launch_nothing_but_claim_one(const Launch& run) { return {run.partials, 1}; }
+DeviceValues leave_two_values(const Launch& run) { return {run.partials, 2}; }
+
+TEST_F(Harness, PoisonMakesAStageThatNeverWritesFail) {
+  const StagePlan idle{99, "idle", SizeRule::kMultipleOfBlock, Finish::kOnHost, launch_nothing};
+  const std::vector<float> input = generate_input(4096);
+  StageRunner runner(idle, input.size());
+  runner.upload(input);
+  const RunOutput out = runner.run(256);
+  EXPECT_TRUE(std::isnan(out.sum));
+  EXPECT_FALSE(verify(out.sum, reference_sum(input.data(), input.size()), input.size()).match);
+}
+
+TEST_F(Harness, PoisonIsRenewedBeforeEveryRun) {
+  const StagePlan idle{99, "idle", SizeRule::kAnyLength, Finish::kOnDevice,
+                       launch_nothing_but_claim_one};
+  StageRunner runner(idle, 1024);
+  runner.upload(generate_input(1024));
+  EXPECT_TRUE(std::isnan(runner.run(32).sum));
+  const Timing timing = runner.time(32, 3);
+  EXPECT_TRUE(std::isnan(timing.warmup.sum));
+  EXPECT_TRUE(std::isnan(timing.last.sum));
+}
+
+TEST_F(Harness, DeviceStageMustLeaveOneValue) {
+  const StagePlan bad{99, "bad", SizeRule::kAnyLength, Finish::kOnDevice, leave_two_values};
+  StageRunner runner(bad, 1024);
+  runner.upload(generate_input(1024));
+  EXPECT_THROW(runner.run(32), std::logic_error);
+}
+
+TEST_F(Harness, MissingDeviceIsAOneLineOptionError) {
+  const std::string msg = select_device(device_count_ + 5, device_count_);
+  EXPECT_NE(msg.find("--device " + std::to_string(device_count_ + 5)), std::string::npos) << msg;
+  EXPECT_NE(msg.find("use --device 0"), std::string::npos) << msg;
+  EXPECT_EQ(msg.find('\n'), std::string::npos);
+  EXPECT_EQ(select_device(0, device_count_), "");
+}
+
+TEST_F(Harness, SizeThatDoesNotFitIsAOneLineOptionError) {
+  const std::string msg = check_fits(1u << 30, std::size_t{1} << 50);  // a petabyte
+  EXPECT_NE(msg.find("--n 1073741824"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("smaller --n"), std::string::npos) << msg;
+  EXPECT_EQ(check_fits(1024, 4096), "");
+}
+
+TEST(CudaCheck, ErrorNamesTheCallFileAndLine) {
+  // Fails with or without a GPU: no device can hand out a petabyte.
+  void* p = nullptr;
+  const int line = __LINE__ + 2;
+  try {
+    CUDA_CHECK(cudaMalloc(&p, std::size_t{1} << 50));
+    FAIL() << "cudaMalloc of a petabyte succeeded";
+  } catch (const CudaError& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("cudaMalloc(&p, std::size_t{1} << 50) failed"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("tests/gpu/harness_test.cu:" + std::to_string(line)), std::string::npos)
+        << msg;
+  }
+  (void)cudaGetLastError();
+}
+
+// --- the stage executables, end to end ---
+
+int run(const std::string& command, std::string* output) {
+  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
+  if (pipe == nullptr) return -1;
+  char buffer[512];
+  while (fgets(buffer, sizeof buffer, pipe) != nullptr) *output += buffer;
+  const int status = pclose(pipe);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+std::vector<std::string> answer_numbers() {
+  std::vector<std::string> numbers;
+  for (const auto& entry : fs::directory_iterator(fs::path(REDUCE_SOURCE_DIR) / "answers")) {
+    const std::string name = entry.path().filename().string();
+    if (std::regex_match(name, std::regex("stage[0-9]{2}_.*"))) numbers.push_back(name.substr(5, 2));
+  }
+  return numbers;
+}
+
+TEST_F(Harness, AnswersPrintTheCourseReportAndExitZero) {
+  for (const std::string& number : answer_numbers()) {
+    std::string out;
+    const int code =
+        run(std::string(REDUCE_BIN_DIR) + "/stage" + number + " --n 65536 --repeat 3", &out);
+    EXPECT_EQ(code, 0) << out;
+    const std::string stage = std::to_string(std::stoi(number));
+    const std::regex report(
+        "Stage " + stage + " reduction matches reference ✅\n\n"
+        "Input size: 65536 elements\n"
+        "CPU sum : [0-9.]+\nGPU sum : [0-9.]+\nRelative error: [0-9.e+-]+\n\n"
+        "Timing:\n  CPU time : [0-9.]+ ms\n  GPU time : [0-9.]+ ms\n  Bandwidth: [0-9.]+ GB/s\n");
+    EXPECT_TRUE(std::regex_match(out, report)) << out;
+  }
+}
+
+TEST_F(Harness, MissingDeviceExitsTwo) {
+  for (const std::string& number : answer_numbers()) {
+    std::string out;
+    const int code = run(std::string(REDUCE_BIN_DIR) + "/stage" + number + " --device 63", &out);
+    EXPECT_EQ(code, 2) << out;
+    EXPECT_NE(out.find("--device 63 does not exist"), std::string::npos) << out;
+  }
+}
+
+}  // namespace

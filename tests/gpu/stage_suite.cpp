@@ -1,0 +1,123 @@
+// The GPU suite every stage must pass. CMake builds it once against each stage's answer
+// (label gpu) and once against its template (label todo); reduce::stage_plan() comes
+// from whichever todo.cu it is linked with. Every test checks the sum first, so a
+// template whose kernel writes nothing fails them all.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "common/device.h"
+#include "common/input.h"
+#include "common/reference.h"
+#include "common/runner.h"
+#include "common/stage.h"
+
+namespace {
+
+using namespace reduce;
+
+constexpr unsigned kBlocks[] = {32, 64, 128, 256, 512, 1024};
+
+// Sizes the stage accepts at this block size: the smallest valid one, a few small and
+// odd counts, and counts large enough for many waves of blocks.
+std::vector<std::size_t> valid_sizes(SizeRule rule, unsigned block) {
+  if (rule == SizeRule::kMultipleOfBlock) {
+    std::vector<std::size_t> sizes;
+    for (std::size_t blocks : {1u, 2u, 3u, 31u, 33u, 1000u, 4097u, 65537u}) {
+      sizes.push_back(blocks * block);
+    }
+    return sizes;
+  }
+  return {1, 2, 31, 32, 33, 255, 256, 257, 1000, 4097, 65537, 1u << 20, 16777217};
+}
+
+// Both signs, magnitudes from 2^-20 to 2^20: heavy cancellation, and large terms that
+// swamp small ones, unlike the default input's [0, 1).
+std::vector<float> mixed_input(std::size_t n, std::uint32_t seed) {
+  std::mt19937 generator(seed);
+  std::vector<float> values(n);
+  for (float& v : values) {
+    const float fraction = unit_float(static_cast<std::uint32_t>(generator()));
+    const int exponent = static_cast<int>(generator() % 41) - 20;
+    const bool negative = generator() & 1u;
+    v = std::ldexp(negative ? -fraction : fraction, exponent);
+  }
+  return values;
+}
+
+class StageSuite : public ::testing::TestWithParam<unsigned> {
+ protected:
+  void SetUp() override {
+    const DeviceProbe probe = probe_devices();
+    if (probe.count == 0) GTEST_SKIP() << "no CUDA device: " << probe.problem;
+    CUDA_CHECK(cudaSetDevice(0));
+  }
+
+  unsigned block() const { return GetParam(); }
+  const StagePlan& plan() const { return stage_plan(); }
+
+  // Runs the stage once on `input` and checks the sum against the CPU reference.
+  RunOutput expect_matches(StageRunner& runner, const std::vector<float>& input) {
+    const RunOutput out = runner.run(block());
+    const ReferenceSum ref = reference_sum(input.data(), input.size());
+    const Verdict verdict = verify(out.sum, ref, input.size());
+    EXPECT_TRUE(verdict.match) << "n = " << input.size() << ", block = " << block()
+                               << ": GPU " << out.sum << ", CPU " << ref.sum
+                               << ", relative error " << verdict.relative_error
+                               << " > tolerance " << verdict.tolerance;
+    if (plan().finish == Finish::kOnDevice) EXPECT_EQ(out.device_values, 1u);
+    return out;
+  }
+
+  void expect_matches(const std::vector<float>& input) {
+    StageRunner runner(plan(), input.size());
+    runner.upload(input);
+    expect_matches(runner, input);
+  }
+};
+
+TEST_P(StageSuite, DefaultInputMatchesReference) {
+  expect_matches(generate_input(kDefaultN, kDefaultSeed));
+}
+
+TEST_P(StageSuite, EveryValidSizeMatchesReference) {
+  for (std::size_t n : valid_sizes(plan().sizes, block())) {
+    SCOPED_TRACE("n = " + std::to_string(n));
+    expect_matches(generate_input(n, static_cast<std::uint32_t>(n)));
+  }
+}
+
+TEST_P(StageSuite, MixedSignsAndMagnitudesMatchReference) {
+  for (std::size_t n : valid_sizes(plan().sizes, block())) {
+    SCOPED_TRACE("n = " + std::to_string(n));
+    expect_matches(mixed_input(n, 777u + static_cast<std::uint32_t>(n)));
+  }
+}
+
+TEST_P(StageSuite, SameInputGivesBitIdenticalSums) {
+  const std::vector<float> input = generate_input(kDefaultN, 2024);
+  StageRunner runner(plan(), input.size());
+  runner.upload(input);
+  const float first = expect_matches(runner, input).sum;
+  const float second = expect_matches(runner, input).sum;
+  EXPECT_EQ(std::memcmp(&first, &second, sizeof(float)), 0)
+      << "first run " << first << ", second run " << second;
+}
+
+TEST_P(StageSuite, InputIsUnchanged) {
+  const std::vector<float> input = mixed_input(1u << 20, 31337);
+  StageRunner runner(plan(), input.size());
+  runner.upload(input);
+  expect_matches(runner, input);
+  const std::vector<float> after = runner.download_input();
+  EXPECT_EQ(std::memcmp(after.data(), input.data(), input.size() * sizeof(float)), 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Blocks, StageSuite, ::testing::ValuesIn(kBlocks),
+                         [](const auto& info) { return "block" + std::to_string(info.param); });
+
+}  // namespace

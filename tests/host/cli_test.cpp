@@ -1,0 +1,112 @@
+// The stage executables reject bad options before touching the GPU, so these run on any
+// machine: each bad option gives exit code 2 and one line on stderr.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Outcome {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string slurp(const fs::path& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+Outcome run(const std::string& command) {
+  const fs::path dir = fs::temp_directory_path();
+  const fs::path out = dir / ("reduce_cli_" + std::to_string(::getpid()) + ".out");
+  const fs::path err = dir / ("reduce_cli_" + std::to_string(::getpid()) + ".err");
+  const int status = std::system((command + " >" + out.string() + " 2>" + err.string()).c_str());
+  Outcome outcome;
+  outcome.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  outcome.out = slurp(out);
+  outcome.err = slurp(err);
+  fs::remove(out);
+  fs::remove(err);
+  return outcome;
+}
+
+std::vector<std::string> stage_binaries() {
+  std::vector<std::string> binaries;
+  for (const auto& entry : fs::directory_iterator(fs::path(REDUCE_SOURCE_DIR) / "stages")) {
+    const std::string name = entry.path().filename().string();
+    if (!std::regex_match(name, std::regex("stage[0-9]{2}_.*"))) continue;
+    binaries.push_back(name.substr(0, 7));            // stage07: the answer
+    binaries.push_back(name.substr(0, 7) + "_todo");  // stage07_todo: the template
+  }
+  return binaries;
+}
+
+std::string binary(const std::string& name) { return std::string(REDUCE_BIN_DIR) + "/" + name; }
+
+int count_lines(const std::string& text) {
+  int lines = 0;
+  for (char c : text) lines += c == '\n';
+  return lines;
+}
+
+class Cli : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(Cli, BadOptionsExitTwoWithOneLine) {
+  const std::vector<std::string> bad = {
+      "--n 0",          "--n -5",          "--n ten",       "--n 2147483648",
+      "--block 100",    "--block 2048",    "--block 16",    "--seed -1",
+      "--repeat 0",     "--device -1",     "--device x",    "--frobnicate 1",
+      "--n",
+  };
+  for (const std::string& args : bad) {
+    const Outcome o = run(binary(GetParam()) + " " + args);
+    EXPECT_EQ(o.exit_code, 2) << args << "\n" << o.err;
+    EXPECT_EQ(count_lines(o.err), 1) << args << "\n" << o.err;
+    EXPECT_NE(o.err.find(GetParam().substr(0, 7) + ": error: "), std::string::npos) << o.err;
+    EXPECT_EQ(o.out, "") << args;
+  }
+}
+
+TEST_P(Cli, WholeBlockStagesRejectAPartialBlock) {
+  // Stages 07 and 08 reduce whole blocks only; later stages take any length.
+  if (std::stoi(GetParam().substr(5, 2)) > 8) GTEST_SKIP() << "this stage takes any length";
+  const Outcome o = run(binary(GetParam()) + " --n 1000 --block 256");
+  EXPECT_EQ(o.exit_code, 2) << o.err;
+  EXPECT_EQ(count_lines(o.err), 1) << o.err;
+  EXPECT_NE(o.err.find("--n 1024"), std::string::npos) << o.err;
+}
+
+TEST_P(Cli, HelpListsOptionsAndExitsZero) {
+  const Outcome o = run(binary(GetParam()) + " --help");
+  EXPECT_EQ(o.exit_code, 0);
+  EXPECT_NE(o.out.find("--block"), std::string::npos);
+  EXPECT_NE(o.out.find("Exit codes"), std::string::npos);
+}
+
+TEST_P(Cli, NoVisibleDeviceExitsThreeWithOneLine) {
+  // CUDA_VISIBLE_DEVICES=-1 hides every GPU, so this holds with or without one.
+  const Outcome o = run("CUDA_VISIBLE_DEVICES=-1 " + binary(GetParam()) + " --n 1024");
+  EXPECT_EQ(o.exit_code, 3) << o.err;
+  EXPECT_EQ(count_lines(o.err), 1) << o.err;
+  EXPECT_NE(o.err.find("no CUDA device found"), std::string::npos) << o.err;
+  EXPECT_EQ(o.out, "");
+}
+
+INSTANTIATE_TEST_SUITE_P(Stages, Cli, ::testing::ValuesIn(stage_binaries()),
+                         [](const auto& info) { return info.param; });
+
+}  // namespace

@@ -1,0 +1,105 @@
+#include <gtest/gtest.h>
+
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+#include "common/options.h"
+
+namespace {
+
+reduce::ParsedOptions parse(std::initializer_list<const char*> args) {
+  std::vector<const char*> argv{"stage07"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return reduce::parse_options(static_cast<int>(argv.size()), argv.data());
+}
+
+TEST(Options, Defaults) {
+  const auto parsed = parse({});
+  ASSERT_TRUE(parsed.ok()) << parsed.error;
+  EXPECT_EQ(parsed.options.n, 16777216u);
+  EXPECT_EQ(parsed.options.block, 256u);
+  EXPECT_EQ(parsed.options.seed, 12345u);
+  EXPECT_EQ(parsed.options.repeat, 20);
+  EXPECT_EQ(parsed.options.device, 0);
+  EXPECT_FALSE(parsed.options.help);
+}
+
+TEST(Options, SpaceAndEqualsForms) {
+  const auto parsed = parse({"--n", "1024", "--block=64", "--seed", "0", "--repeat=3",
+                             "--device", "1"});
+  ASSERT_TRUE(parsed.ok()) << parsed.error;
+  EXPECT_EQ(parsed.options.n, 1024u);
+  EXPECT_EQ(parsed.options.block, 64u);
+  EXPECT_EQ(parsed.options.seed, 0u);
+  EXPECT_EQ(parsed.options.repeat, 3);
+  EXPECT_EQ(parsed.options.device, 1);
+}
+
+TEST(Options, Limits) {
+  EXPECT_TRUE(parse({"--n", "1"}).ok());
+  EXPECT_TRUE(parse({"--n", "2147483647"}).ok());
+  EXPECT_TRUE(parse({"--seed", "4294967295"}).ok());
+  EXPECT_TRUE(parse({"--repeat", "1000"}).ok());
+  for (const char* block : {"32", "64", "128", "256", "512", "1024"}) {
+    EXPECT_TRUE(parse({"--block", block}).ok()) << block;
+  }
+}
+
+TEST(Options, Help) {
+  EXPECT_TRUE(parse({"--help"}).options.help);
+  EXPECT_TRUE(parse({"-h"}).options.help);
+  const std::string text = reduce::usage("stage07", 7);
+  for (const char* option : {"--n", "--block", "--seed", "--repeat", "--device", "--help"}) {
+    EXPECT_NE(text.find(option), std::string::npos) << option;
+  }
+}
+
+struct BadOption {
+  std::vector<const char*> args;
+  const char* names;    // the option the message must name
+  const char* allowed;  // and a hint of what is allowed
+};
+
+class BadOptions : public ::testing::TestWithParam<BadOption> {};
+
+TEST_P(BadOptions, OneLineNamingTheOptionAndWhatIsAllowed) {
+  const BadOption& bad = GetParam();
+  std::vector<const char*> argv{"stage07"};
+  argv.insert(argv.end(), bad.args.begin(), bad.args.end());
+  const auto parsed = reduce::parse_options(static_cast<int>(argv.size()), argv.data());
+  ASSERT_FALSE(parsed.ok());
+  EXPECT_NE(parsed.error.find(bad.names), std::string::npos) << parsed.error;
+  EXPECT_NE(parsed.error.find(bad.allowed), std::string::npos) << parsed.error;
+  EXPECT_EQ(parsed.error.find('\n'), std::string::npos) << parsed.error;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Options, BadOptions,
+    ::testing::Values(
+        BadOption{{"--n", "0"}, "--n", "from 1 to 2147483647"},
+        BadOption{{"--n", "-5"}, "--n", "from 1 to 2147483647"},
+        BadOption{{"--n", "abc"}, "--n", "'abc'"},
+        BadOption{{"--n", "12x"}, "--n", "whole number"},
+        BadOption{{"--n", "1e6"}, "--n", "whole number"},
+        BadOption{{"--n", ""}, "--n", "whole number"},
+        BadOption{{"--n", "2147483648"}, "--n", "2147483647"},
+        BadOption{{"--n", "99999999999999999999999"}, "--n", "2147483647"},
+        BadOption{{"--block", "100"}, "--block", "power of two"},
+        BadOption{{"--block", "16"}, "--block", "32, 64, 128, 256, 512 or 1024"},
+        BadOption{{"--block", "2048"}, "--block", "32, 64, 128, 256, 512 or 1024"},
+        BadOption{{"--block", "0"}, "--block", "power of two"},
+        BadOption{{"--block", "-256"}, "--block", "power of two"},
+        BadOption{{"--block=big"}, "--block", "power of two"},
+        BadOption{{"--seed", "-1"}, "--seed", "from 0 to 4294967295"},
+        BadOption{{"--seed", "4294967296"}, "--seed", "from 0 to 4294967295"},
+        BadOption{{"--repeat", "0"}, "--repeat", "from 1 to 1000"},
+        BadOption{{"--repeat", "1001"}, "--repeat", "from 1 to 1000"},
+        BadOption{{"--device", "-1"}, "--device", "from 0 to 63"},
+        BadOption{{"--device", "gpu0"}, "--device", "from 0 to 63"},
+        BadOption{{"--n"}, "--n", "needs a value"},
+        BadOption{{"--block"}, "--block", "needs a value"},
+        BadOption{{"--size", "10"}, "--size", "--help"},
+        BadOption{{"1024"}, "1024", "--n 16777216"}));
+
+}  // namespace

@@ -1,0 +1,103 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "common/reference.h"
+
+namespace {
+
+using reduce::reference_sum;
+using reduce::tree_sum_error_bound;
+using reduce::verify;
+
+constexpr double kU = 1.0 / 16777216.0;  // 2^-24
+
+TEST(Reference, CountsPastWhereFloatStops) {
+  // A float running sum of ones sticks at 2^24; the reference must not.
+  const std::vector<float> ones((1u << 24) + 3, 1.0f);
+  const auto ref = reference_sum(ones.data(), ones.size());
+  EXPECT_EQ(ref.sum, 16777219.0);
+  EXPECT_EQ(ref.sum_abs, 16777219.0);
+}
+
+TEST(Reference, ExactSumOfAnArithmeticSeries) {
+  // k * 2^-24 for k = 0 .. m-1 sums to m(m-1)/2 * 2^-24, exact in double.
+  const std::size_t m = 3000000;
+  std::vector<float> values(m);
+  for (std::size_t k = 0; k < m; ++k) values[k] = static_cast<float>(k) * static_cast<float>(kU);
+  const auto ref = reference_sum(values.data(), m);
+  EXPECT_EQ(ref.sum, static_cast<double>(m) * (m - 1) / 2 * kU);
+}
+
+TEST(Reference, CancellationLeavesTheSmallTerm) {
+  std::vector<float> values;
+  for (int i = 0; i < 1000; ++i) {
+    values.push_back(1.0e8f);
+    values.push_back(-1.0e8f);
+  }
+  values.push_back(0.25f);
+  const auto ref = reference_sum(values.data(), values.size());
+  EXPECT_EQ(ref.sum, 0.25);
+  EXPECT_EQ(ref.sum_abs, 2000 * 1.0e8 + 0.25);
+}
+
+TEST(Reference, EmptyAndSingle) {
+  const float one = -3.5f;
+  EXPECT_EQ(reference_sum(&one, 1).sum, -3.5);
+  EXPECT_EQ(reference_sum(&one, 1).sum_abs, 3.5);
+  EXPECT_EQ(reference_sum(&one, 0).sum, 0.0);
+}
+
+TEST(Tolerance, BoundGrowsWithTreeDepth) {
+  EXPECT_DOUBLE_EQ(tree_sum_error_bound(1, 1.0), 1 * kU);
+  EXPECT_DOUBLE_EQ(tree_sum_error_bound(2, 1.0), 2 * kU);
+  EXPECT_DOUBLE_EQ(tree_sum_error_bound(3, 1.0), 3 * kU);
+  EXPECT_DOUBLE_EQ(tree_sum_error_bound(1u << 24, 1.0), 25 * kU);
+  EXPECT_DOUBLE_EQ(tree_sum_error_bound((1u << 24) + 1, 1.0), 26 * kU);
+  EXPECT_DOUBLE_EQ(tree_sum_error_bound(1024, 500.0), 11 * kU * 500.0);
+}
+
+TEST(Verify, ExactResultMatches) {
+  const auto v = verify(1000.0f, {1000.0, 1000.0}, 1024);
+  EXPECT_TRUE(v.match);
+  EXPECT_EQ(v.relative_error, 0.0);
+  EXPECT_DOUBLE_EQ(v.tolerance, 11 * kU);
+}
+
+TEST(Verify, InsideAndOutsideTheBound) {
+  const reduce::ReferenceSum ref{1000.0, 1000.0};  // bound: 11 * 2^-24 * 1000 = 6.6e-4
+  EXPECT_TRUE(verify(1000.00048828125f, ref, 1024).match);   // 4.9e-4 away
+  EXPECT_FALSE(verify(1000.0009765625f, ref, 1024).match);   // 9.8e-4 away
+  EXPECT_FALSE(verify(999.9990234375f, ref, 1024).match);
+  EXPECT_NEAR(verify(1000.0009765625f, ref, 1024).relative_error, 9.765625e-7, 1e-15);
+}
+
+TEST(Verify, BoundScalesWithSumOfMagnitudes) {
+  // Heavy cancellation: |sum| is small but sum|x| is large, so larger errors are allowed.
+  const reduce::ReferenceSum ref{1.0, 1.0e6};
+  EXPECT_TRUE(verify(1.5f, ref, 1024).match);   // 0.5 <= 11 * 2^-24 * 1e6 = 0.66
+  EXPECT_FALSE(verify(1.75f, ref, 1024).match);
+}
+
+TEST(Verify, NaNAndInfinityNeverMatch) {
+  const reduce::ReferenceSum ref{1.0, 1.0};
+  const auto nan = verify(std::numeric_limits<float>::quiet_NaN(), ref, 4);
+  EXPECT_FALSE(nan.match);
+  EXPECT_TRUE(std::isnan(nan.relative_error));
+  EXPECT_FALSE(verify(std::numeric_limits<float>::infinity(), ref, 4).match);
+  EXPECT_FALSE(verify(-std::numeric_limits<float>::infinity(), ref, 4).match);
+  // Even a reference that is itself huge does not let NaN through.
+  EXPECT_FALSE(verify(std::numeric_limits<float>::quiet_NaN(), {1e30, 1e30}, 4).match);
+}
+
+TEST(Verify, ZeroReferenceUsesAbsoluteError) {
+  const reduce::ReferenceSum ref{0.0, 8.0};
+  const auto v = verify(0.25f, ref, 8);
+  EXPECT_EQ(v.relative_error, 0.25);
+  EXPECT_FALSE(v.match);  // 0.25 > 4 * 2^-24 * 8
+  EXPECT_TRUE(verify(0.0f, ref, 8).match);
+}
+
+}  // namespace

@@ -1,0 +1,60 @@
+#include <gtest/gtest.h>
+
+#include <limits>
+#include <string>
+
+#include "common/report.h"
+
+namespace {
+
+TEST(Report, MatchingReportInTheCourseFormat) {
+  const reduce::ReportData data{7, 16777216, 8388674.123456789, 8388674.0f, 1.4717e-8, true,
+                                12.3456, 0.123456};
+  const std::string expected =
+      "Stage 7 reduction matches reference ✅\n"
+      "\n"
+      "Input size: 16777216 elements\n"
+      "CPU sum : 8388674.123457\n"
+      "GPU sum : 8388674.000000\n"
+      "Relative error: 1.472e-08\n"
+      "\n"
+      "Timing:\n"
+      "  CPU time : 12.346 ms\n"
+      "  GPU time : 0.1235 ms\n"
+      "  Bandwidth: 543.6 GB/s\n";
+  EXPECT_EQ(reduce::format_report(data), expected);
+}
+
+TEST(Report, FailingReportSaysSoInItsFirstLine) {
+  const reduce::ReportData data{8, 1024, 512.5, std::numeric_limits<float>::quiet_NaN(),
+                                std::numeric_limits<double>::quiet_NaN(), false, 0.01, 0.002};
+  const std::string expected =
+      "Stage 8 reduction does not match reference ❌\n"
+      "\n"
+      "Input size: 1024 elements\n"
+      "CPU sum : 512.500000\n"
+      "GPU sum : nan\n"
+      "Relative error: nan\n"
+      "\n"
+      "Timing:\n"
+      "  CPU time : 0.010 ms\n"
+      "  GPU time : 0.0020 ms\n"
+      "  Bandwidth: 2.0 GB/s\n";
+  EXPECT_EQ(reduce::format_report(data), expected);
+}
+
+TEST(Report, BandwidthCountsEachInputFloatOnce) {
+  EXPECT_DOUBLE_EQ(reduce::bandwidth_gbps(1000000, 1.0), 4.0);  // 4 MB in 1 ms
+  EXPECT_DOUBLE_EQ(reduce::bandwidth_gbps(1u << 24, 0.0), 0.0);
+}
+
+TEST(Report, ExitCodesAreDistinct) {
+  EXPECT_EQ(reduce::kExitMatch, 0);
+  EXPECT_EQ(reduce::kExitMismatch, 1);
+  EXPECT_EQ(reduce::kExitBadOption, 2);
+  EXPECT_NE(reduce::kExitNoDevice, reduce::kExitCudaError);
+  EXPECT_GT(reduce::kExitNoDevice, 2);
+  EXPECT_GT(reduce::kExitCudaError, 2);
+}
+
+}  // namespace
