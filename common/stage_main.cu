@@ -71,8 +71,9 @@ int run_stage(const StagePlan& plan, const Options& opt, const std::string& prog
 
 int main(int argc, char** argv) {
   const StagePlan& plan = stage_plan();
-  char program[16];
-  std::snprintf(program, sizeof program, "stage%02d", plan.number);
+  // "stage07" or "stage07_todo": messages name the executable the student ran.
+  const std::string invoked = argv[0];
+  const std::string program = invoked.substr(invoked.find_last_of('/') + 1);
 
   const ParsedOptions parsed = parse_options(argc, argv);
   if (!parsed.ok()) return fail(program, parsed.error, kExitBadOption);

@@ -76,7 +76,7 @@ TEST_P(Cli, BadOptionsExitTwoWithOneLine) {
     const Outcome o = run(binary(GetParam()) + " " + args);
     EXPECT_EQ(o.exit_code, 2) << args << "\n" << o.err;
     EXPECT_EQ(count_lines(o.err), 1) << args << "\n" << o.err;
-    EXPECT_NE(o.err.find(GetParam().substr(0, 7) + ": error: "), std::string::npos) << o.err;
+    EXPECT_EQ(o.err.rfind(GetParam() + ": error: ", 0), 0u) << o.err;
     EXPECT_EQ(o.out, "") << args;
   }
 }
