@@ -15,7 +15,7 @@ class DeviceBuffer {
  public:
   DeviceBuffer() = default;
   explicit DeviceBuffer(std::size_t count) : count_(count) {
-    CUDA_CHECK(cudaMalloc(&data_, count * sizeof(T)));
+    if (count > 0) CUDA_CHECK(cudaMalloc(&data_, count * sizeof(T)));
   }
   ~DeviceBuffer() { cudaFree(data_); }  // nothing useful can be done with a failure here
   DeviceBuffer(DeviceBuffer&& other) noexcept { swap(other); }

@@ -4,6 +4,9 @@
 #include <string>
 
 namespace reduce {
+void check_launch(const char* kernel_name, const char* file, int line) {
+  check_cuda(cudaGetLastError(), (std::string("launch of ") + kernel_name).c_str(), file, line);
+}
 
 DeviceValues launch_block_sums(BlockSumKernel kernel, const char* kernel_name,
                                const Launch& run) {
@@ -13,8 +16,7 @@ DeviceValues launch_block_sums(BlockSumKernel kernel, const char* kernel_name,
   const unsigned grid = static_cast<unsigned>(blocks_for(run.n, run.block));
   const std::size_t shared_bytes = run.block * sizeof(float);
   kernel<<<grid, run.block, shared_bytes, run.stream>>>(run.in, run.partials);
-  check_cuda(cudaGetLastError(), (std::string("launch of ") + kernel_name).c_str(), __FILE__,
-             __LINE__);
+  check_launch(kernel_name, __FILE__, __LINE__);
   return {run.partials, grid};
 }
 

@@ -92,11 +92,13 @@ ParsedOptions parse_options(int argc, const char* const* argv) {
   return parsed;
 }
 
-std::string usage(const std::string& program, int stage_number) {
+std::string usage(const std::string& program, int stage_number, SizeRule sizes) {
   std::ostringstream out;
   out << "Usage: " << program << " [options]\n"
       << "Runs stage " << stage_number << "'s reduction, checks it against the CPU and times it.\n\n"
-      << "  --n N        elements to sum, 1 to " << kMaxN << " (default " << kDefaultN << ")\n"
+      << "  --n N        elements to sum, 1 to " << kMaxN << " (default " << kDefaultN << ")"
+      << (sizes == SizeRule::kMultipleOfBlock ? ";\n               this stage needs a multiple of --block\n"
+                                              : ";\n               this stage takes any length\n")
       << "  --block B    threads per block: 32, 64, 128, 256, 512 or 1024 (default 256)\n"
       << "  --seed S     std::mt19937 seed for the input, 0 to 4294967295 (default "
       << kDefaultSeed << ")\n"

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "common/input.h"
+#include "common/stage_rules.h"
 
 namespace reduce {
 
@@ -30,6 +31,7 @@ struct ParsedOptions {
 // Accepts `--name value` and `--name=value`. Values must be plain decimal numbers.
 ParsedOptions parse_options(int argc, const char* const* argv);
 
-std::string usage(const std::string& program, int stage_number);
+// The help text; it says which sizes the stage takes.
+std::string usage(const std::string& program, int stage_number, SizeRule sizes);
 
 }  // namespace reduce

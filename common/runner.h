@@ -27,7 +27,7 @@ class StageRunner {
   StageRunner(const StagePlan& plan, std::size_t n);
 
   // Device memory the runner needs for n elements, for checking it fits beforehand.
-  static std::size_t bytes_needed(std::size_t n);
+  static std::size_t bytes_needed(const StagePlan& plan, std::size_t n);
 
   void upload(const std::vector<float>& host);  // exactly n floats
   std::vector<float> download_input() const;
@@ -36,7 +36,9 @@ class StageRunner {
   Timing time(unsigned block, int repeat);
 
  private:
-  void prepare();  // NaN into every scratch float, so a value the stage never wrote shows
+  // NaN into every scratch float, so a value the stage never wrote shows, and a fresh
+  // copy of the input for stages that reduce in place.
+  void prepare();
   DeviceValues launch(unsigned block);
   RunOutput finish(const DeviceValues& values) const;
   void flush_l2(int pass);
@@ -46,6 +48,8 @@ class StageRunner {
   DeviceBuffer<float> input_;
   DeviceBuffer<float> partials_;
   DeviceBuffer<float> partials_alt_;
+  DeviceBuffer<float> work_;  // empty unless the stage reduces in place
+  int sm_count_ = 0;
   DeviceBuffer<unsigned char> l2_flush_;
 };
 

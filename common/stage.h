@@ -21,6 +21,9 @@ struct Launch {
   unsigned block;        // threads per block: 32, 64, 128, 256, 512 or 1024
   float* partials;       // partial_capacity(n) floats of scratch, poisoned with NaN
   float* partials_alt;   // a second such buffer, for passes that read one and write the other
+  float* work;           // a fresh copy of the input for stages that reduce in place
+                         // (StagePlan::reduces_in_place); nullptr for the others
+  int sm_count;          // multiprocessors on the device, for grids sized to fill it
   cudaStream_t stream;   // every launch goes on this stream, so the harness can time it
 };
 
@@ -43,6 +46,7 @@ struct StagePlan {
   SizeRule sizes;
   Finish finish;
   DeviceValues (*launch)(const Launch& run);  // enqueue the stage's kernels, no syncing
+  bool reduces_in_place = false;  // wants Launch::work, refilled before every run, untimed
 };
 
 // Defined once in each stage's todo.cu (template and answer alike).

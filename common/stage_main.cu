@@ -24,9 +24,9 @@ int fail(const std::string& program, const std::string& message, int code) {
 }
 
 // Picks the device and checks the stage's buffers fit; "" or a --device / --n error.
-std::string prepare_device(const Options& opt, int device_count) {
+std::string prepare_device(const StagePlan& plan, const Options& opt, int device_count) {
   std::string problem = select_device(opt.device, device_count);
-  if (problem.empty()) problem = check_fits(opt.n, StageRunner::bytes_needed(opt.n));
+  if (problem.empty()) problem = check_fits(opt.n, StageRunner::bytes_needed(plan, opt.n));
   return problem;
 }
 
@@ -79,7 +79,7 @@ int main(int argc, char** argv) {
   if (!parsed.ok()) return fail(program, parsed.error, kExitBadOption);
   const Options& opt = parsed.options;
   if (opt.help) {
-    std::fputs(usage(argv[0], plan.number).c_str(), stdout);
+    std::fputs(usage(argv[0], plan.number, plan.sizes).c_str(), stdout);
     return kExitMatch;
   }
   const std::string size_problem = check_size(plan.sizes, plan.number, opt.n, opt.block);
@@ -92,7 +92,7 @@ int main(int argc, char** argv) {
                 kExitNoDevice);
   }
   try {
-    const std::string device_problem = prepare_device(opt, probe.count);
+    const std::string device_problem = prepare_device(plan, opt, probe.count);
     if (!device_problem.empty()) return fail(program, device_problem, kExitBadOption);
     return run_stage(plan, opt, program);
   } catch (const std::exception& e) {

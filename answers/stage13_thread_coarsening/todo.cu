@@ -1,0 +1,82 @@
+// Stage 13: thread coarsening.
+// Launch only as many blocks as the GPU holds at once and let each thread walk the
+// input with a grid-stride loop, adding many elements in a register before the block
+// reduction (stage 12's shuffle tree). A second launch of one block adds the few
+// hundred block sums.
+//
+// Run it:   scripts/run.sh 13         (answer)     scripts/run.sh --todo 13  (your template)
+//           build/bin/stage13_todo --n 1000 --block 512
+// Test it:  scripts/test.sh --todo 13
+#include "common/launch.h"
+
+constexpr unsigned int kWarpSize = 32;
+constexpr unsigned int kFullMask = 0xffffffffu;
+
+__device__ float warp_reduce_sum(float value) {
+  for (unsigned int offset = kWarpSize / 2; offset > 0; offset >>= 1) {
+    value += __shfl_down_sync(kFullMask, value, offset);
+  }
+  return value;
+}
+
+// Stage 12's block reduction: the block's total in thread 0.
+__device__ float block_reduce_sum(float value) {
+  __shared__ float warp_sums[kWarpSize];
+  const unsigned int lane = threadIdx.x % kWarpSize;
+  const unsigned int warp = threadIdx.x / kWarpSize;
+  value = warp_reduce_sum(value);
+  if (lane == 0) warp_sums[warp] = value;
+  __syncthreads();
+  value = (threadIdx.x < blockDim.x / kWarpSize) ? warp_sums[lane] : 0.0f;
+  return warp == 0 ? warp_reduce_sum(value) : value;
+}
+
+__global__ void reduce_coarsened(const float* in, float* block_sums, unsigned int n) {
+  float sum = 0.0f;
+
+  // ====================== TODO 1 of 2: BEGIN ======================
+  // Grid-stride loop: start at this thread's global index and step by the number of
+  // threads in the whole grid (blockDim.x * gridDim.x) while the index is below n,
+  // adding each element into `sum`. Consecutive threads read consecutive floats on
+  // every trip, so the loads stay coalesced.
+  const unsigned int grid_threads = blockDim.x * gridDim.x;
+  for (unsigned int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += grid_threads) {
+    sum += in[i];
+  }
+  // ====================== TODO 1 of 2: END ========================
+
+  sum = block_reduce_sum(sum);
+  if (threadIdx.x == 0) block_sums[blockIdx.x] = sum;
+}
+
+namespace {
+
+// The grid comes from the device, not from n: as many blocks as fit on all the
+// multiprocessors at once (never more than the data needs). Then one block adds the
+// block sums.
+reduce::DeviceValues launch_coarsened(const reduce::Launch& run) {
+  int blocks_per_sm = 1;
+  // ====================== TODO 2 of 2: BEGIN ======================
+  // Ask how many blocks of run.block threads of this kernel one multiprocessor runs at
+  // once: cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm,
+  // reduce_coarsened, run.block, 0), wrapped in CUDA_CHECK.
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, reduce_coarsened,
+                                                           static_cast<int>(run.block), 0));
+  // ====================== TODO 2 of 2: END ========================
+  const auto grid = static_cast<unsigned int>(
+      reduce::resident_grid(run.n, run.block, run.sm_count, blocks_per_sm));
+  reduce_coarsened<<<grid, run.block, 0, run.stream>>>(run.in, run.partials,
+                                                        static_cast<unsigned int>(run.n));
+  CUDA_CHECK_LAUNCH("reduce_coarsened");
+  reduce_coarsened<<<1, run.block, 0, run.stream>>>(run.partials, run.partials_alt, grid);
+  CUDA_CHECK_LAUNCH("reduce_coarsened (one block over the block sums)");
+  return {run.partials_alt, 1};
+}
+
+}  // namespace
+
+const reduce::StagePlan& reduce::stage_plan() {
+  static const StagePlan plan{13, "thread coarsening", SizeRule::kAnyLength, Finish::kOnDevice,
+                              launch_coarsened};
+  return plan;
+}
