@@ -17,7 +17,8 @@ verdict() {  # verdict NAME OK?
 }
 
 ctest --preset default >build/gpu_check_tests.log 2>&1
-verdict "test suite: $(grep -E 'tests passed' build/gpu_check_tests.log)" $?
+tests_rc=$?
+verdict "test suite: $(grep -E 'tests passed' build/gpu_check_tests.log)" $tests_rc
 
 ctest --preset todo >build/gpu_check_todo.log 2>&1
 todo_rc=$?
@@ -26,7 +27,8 @@ verdict "todo suite fails cleanly: $(grep -E 'tests passed' build/gpu_check_todo
   $(( (todo_rc != 0 && crashes == 0) ? 0 : 1 ))
 
 scripts/run.sh >build/gpu_check_run.log 2>&1
-verdict "every answer matches (scripts/run.sh)" $?
+run_rc=$?
+verdict "every answer matches (scripts/run.sh)" $run_rc
 
 for stage in $(all_stages); do
   for tool in racecheck memcheck synccheck; do
