@@ -42,11 +42,10 @@ std::string describe_device(int device) {
   CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
   std::size_t free_bytes = 0, total_bytes = 0;
   CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-  char text[256];
-  std::snprintf(text, sizeof text, "%s (sm_%d%d, %d SMs, %d MB L2, %s free)", prop.name,
-                prop.major, prop.minor, prop.multiProcessorCount, prop.l2CacheSize >> 20,
-                gigabytes(free_bytes).c_str());
-  return text;
+  return std::string(prop.name) + " (sm_" + std::to_string(prop.major) +
+         std::to_string(prop.minor) + ", " + std::to_string(prop.multiProcessorCount) +
+         " SMs, " + std::to_string(prop.l2CacheSize >> 20) + " MB L2, " +
+         gigabytes(free_bytes) + " free)";
 }
 
 std::string select_device(int device, int count) {
