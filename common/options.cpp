@@ -3,6 +3,7 @@
 #include <sstream>
 #include <string_view>
 
+#include "common/report.h"
 #include "common/stage_rules.h"
 
 namespace reduce {
@@ -69,6 +70,10 @@ ParsedOptions parse_options(int argc, const char* const* argv) {
       parsed.options.help = true;
       continue;
     }
+    if (arg == "--csv") {
+      parsed.options.csv = true;
+      continue;
+    }
     if (arg.substr(0, 2) != "--") {
       parsed.error = "unexpected argument '" + std::string(arg) +
                      "'; options look like --n 16777216 (run with --help)";
@@ -104,6 +109,7 @@ std::string usage(const std::string& program, int stage_number, SizeRule sizes) 
       << kDefaultSeed << ")\n"
       << "  --repeat R   timed runs, 1 to " << kMaxRepeat << "; the median is reported (default 20)\n"
       << "  --device D   CUDA device index (default 0)\n"
+      << "  --csv        print one line of " << kCsvHeader << " instead of the report\n"
       << "  --help       this text\n\n"
       << "Exit codes: 0 matches the reference, 1 does not match, 2 bad option,\n"
       << "            3 no CUDA device, 4 CUDA error.\n";

@@ -17,6 +17,7 @@ struct Options {
   int repeat = 20;
   int device = 0;
   bool help = false;
+  bool csv = false;  // one machine-readable line instead of the report (for the benchmark)
 };
 
 inline constexpr int kMaxRepeat = 1000;

@@ -27,7 +27,7 @@ std::string number(const char* format, double value) {
 std::string format_report(const ReportData& r) {
   char buffer[512];
   std::snprintf(buffer, sizeof buffer,
-                "Stage %d reduction %s\n"
+                "%s reduction %s\n"
                 "\n"
                 "Input size: %zu elements\n"
                 "CPU sum : %s\n"
@@ -38,10 +38,18 @@ std::string format_report(const ReportData& r) {
                 "  CPU time : %.3f ms\n"
                 "  GPU time : %.4f ms\n"
                 "  Bandwidth: %.1f GB/s\n",
-                r.stage, r.match ? "matches reference ✅" : "does not match reference ❌", r.n,
+                r.title.c_str(), r.match ? "matches reference ✅" : "does not match reference ❌", r.n,
                 number("%.6f", r.cpu_sum).c_str(), number("%.6f", r.gpu_sum).c_str(),
                 number("%.3e", r.relative_error).c_str(), r.cpu_ms, r.gpu_ms,
                 bandwidth_gbps(r.n, r.gpu_ms));
+  return buffer;
+}
+
+std::string format_csv(const ReportData& r, unsigned block) {
+  char buffer[256];
+  std::snprintf(buffer, sizeof buffer, "%s,%zu,%u,%.6f,%.2f,%s,%d", r.title.c_str(), r.n, block,
+                r.gpu_ms, bandwidth_gbps(r.n, r.gpu_ms), number("%.3e", r.relative_error).c_str(),
+                r.match ? 1 : 0);
   return buffer;
 }
 

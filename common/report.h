@@ -15,7 +15,7 @@ enum ExitCode : int {
 };
 
 struct ReportData {
-  int stage;
+  std::string title;  // "Stage 7"
   std::size_t n;
   double cpu_sum;
   float gpu_sum;
@@ -29,5 +29,9 @@ struct ReportData {
 double bandwidth_gbps(std::size_t n, double ms);
 
 std::string format_report(const ReportData& r);
+
+// One machine-readable line (no newline) for --csv, in the columns of kCsvHeader.
+inline constexpr const char* kCsvHeader = "name,n,block,gpu_ms,gbps,relative_error,match";
+std::string format_csv(const ReportData& r, unsigned block);
 
 }  // namespace reduce

@@ -1,56 +1,39 @@
 #include "common/runner.h"
 
-#include <algorithm>
 #include <stdexcept>
 #include <string>
 
 namespace reduce {
-namespace {
 
-// Writing twice the L2's size evicts every line the previous run left there, so each
-// timed run reads its input from device memory, as a first touch would.
-std::size_t l2_flush_bytes() {
-  int device = 0;
-  int l2_bytes = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device));
-  return std::max<std::size_t>(2 * static_cast<std::size_t>(l2_bytes), std::size_t{1} << 20);
-}
-
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const std::size_t mid = values.size() / 2;
-  return values.size() % 2 ? values[mid] : 0.5 * (values[mid - 1] + values[mid]);
-}
-
-}  // namespace
-
-StageRunner::StageRunner(const StagePlan& plan, std::size_t n)
+StageRunner::StageRunner(const StagePlan& plan, std::size_t n, std::size_t input_offset)
     : plan_(plan),
       n_(n),
-      input_(n),
+      input_offset_(input_offset),
+      input_(n + input_offset),
       partials_(partial_capacity(n)),
       partials_alt_(partial_capacity(n)),
       work_(plan.reduces_in_place ? n : 0),
-      l2_flush_(l2_flush_bytes()) {
+      ticket_(1) {
   int device = 0;
   CUDA_CHECK(cudaGetDevice(&device));
   CUDA_CHECK(cudaDeviceGetAttribute(&sm_count_, cudaDevAttrMultiProcessorCount, device));
+  CUDA_CHECK(cudaMemset(ticket_.get(), 0, ticket_.bytes()));
 }
 
 std::size_t StageRunner::bytes_needed(const StagePlan& plan, std::size_t n) {
   const std::size_t floats = n + 2 * partial_capacity(n) + (plan.reduces_in_place ? n : 0);
-  return floats * sizeof(float) + l2_flush_bytes();
+  return floats * sizeof(float) + L2Flusher::bytes();
 }
 
 void StageRunner::upload(const std::vector<float>& host) {
   if (host.size() != n_) throw std::invalid_argument("upload: input size differs from n");
-  CUDA_CHECK(cudaMemcpy(input_.get(), host.data(), input_.bytes(), cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMemcpy(input_.get() + input_offset_, host.data(), n_ * sizeof(float),
+                        cudaMemcpyHostToDevice));
 }
 
 std::vector<float> StageRunner::download_input() const {
   std::vector<float> host(n_);
-  CUDA_CHECK(cudaMemcpy(host.data(), input_.get(), input_.bytes(), cudaMemcpyDeviceToHost));
+  CUDA_CHECK(cudaMemcpy(host.data(), input(), n_ * sizeof(float), cudaMemcpyDeviceToHost));
   return host;
 }
 
@@ -59,14 +42,13 @@ void StageRunner::prepare() {
   CUDA_CHECK(cudaMemsetAsync(partials_.get(), 0xFF, partials_.bytes(), 0));
   CUDA_CHECK(cudaMemsetAsync(partials_alt_.get(), 0xFF, partials_alt_.bytes(), 0));
   if (work_.count() > 0) {
-    CUDA_CHECK(cudaMemcpyAsync(work_.get(), input_.get(), input_.bytes(),
-                               cudaMemcpyDeviceToDevice, 0));
+    CUDA_CHECK(cudaMemcpyAsync(work_.get(), input(), work_.bytes(), cudaMemcpyDeviceToDevice, 0));
   }
 }
 
 DeviceValues StageRunner::launch(unsigned block) {
-  const Launch run{input_.get(), n_,        block,         partials_.get(),
-                   partials_alt_.get(), work_.get(), sm_count_, 0};
+  const Launch run{input(),     n_,        block,          partials_.get(), partials_alt_.get(),
+                   work_.get(), sm_count_, ticket_.get(), 0};
   return plan_.launch(run);
 }
 
@@ -77,6 +59,12 @@ RunOutput StageRunner::finish(const DeviceValues& values) const {
     throw std::logic_error("stage " + std::to_string(plan_.number) + " left " +
                            std::to_string(values.count) +
                            " values on the device; check its launch function");
+  }
+  unsigned int ticket = 0;
+  CUDA_CHECK(cudaMemcpy(&ticket, ticket_.get(), sizeof ticket, cudaMemcpyDeviceToHost));
+  if (ticket != 0) {
+    throw std::logic_error("stage " + std::to_string(plan_.number) + " left its ticket at " +
+                           std::to_string(ticket) + "; it must reset it to 0 for the next run");
   }
   std::vector<float> host(values.count);
   CUDA_CHECK(cudaMemcpy(host.data(), values.data, host.size() * sizeof(float),
@@ -94,29 +82,13 @@ RunOutput StageRunner::run(unsigned block) {
   return finish(values);
 }
 
-void StageRunner::flush_l2(int pass) {
-  CUDA_CHECK(cudaMemsetAsync(l2_flush_.get(), pass & 0xFF, l2_flush_.bytes(), 0));
-}
-
 Timing StageRunner::time(unsigned block, int repeat) {
   Timing timing{};
   timing.warmup = run(block);  // loads the module and warms clocks outside the timing
-  CudaEvent start, stop;
-  std::vector<double> ms;
   DeviceValues values{};
-  for (int pass = 0; pass < repeat; ++pass) {
-    prepare();
-    flush_l2(pass);  // last, so not even the refilled scratch is left in the L2
-    CUDA_CHECK(cudaEventRecord(start.get(), 0));
-    values = launch(block);
-    CUDA_CHECK(cudaEventRecord(stop.get(), 0));
-    CUDA_CHECK(cudaEventSynchronize(stop.get()));
-    float elapsed = 0.0f;
-    CUDA_CHECK(cudaEventElapsedTime(&elapsed, start.get(), stop.get()));
-    ms.push_back(elapsed);
-  }
+  timing.median_ms = median_event_ms(
+      repeat, l2_, [&] { prepare(); }, [&] { values = launch(block); });
   timing.last = finish(values);
-  timing.median_ms = median(ms);
   return timing;
 }
 

@@ -7,6 +7,7 @@
 
 #include "common/device_buffer.h"
 #include "common/stage.h"
+#include "common/timing.h"
 
 namespace reduce {
 
@@ -23,8 +24,10 @@ struct Timing {
 
 class StageRunner {
  public:
-  // Allocates buffers for n elements on the current device.
-  StageRunner(const StagePlan& plan, std::size_t n);
+  // Allocates buffers for n elements on the current device. The input starts
+  // `input_offset` floats past a 256-byte boundary (tests use 1 to 3 to check stages
+  // that load 16 bytes at a time also handle a misaligned pointer).
+  StageRunner(const StagePlan& plan, std::size_t n, std::size_t input_offset = 0);
 
   // Device memory the runner needs for n elements, for checking it fits beforehand.
   static std::size_t bytes_needed(const StagePlan& plan, std::size_t n);
@@ -41,16 +44,18 @@ class StageRunner {
   void prepare();
   DeviceValues launch(unsigned block);
   RunOutput finish(const DeviceValues& values) const;
-  void flush_l2(int pass);
+  const float* input() const { return input_.get() + input_offset_; }
 
   const StagePlan& plan_;
   std::size_t n_;
+  std::size_t input_offset_;
   DeviceBuffer<float> input_;
   DeviceBuffer<float> partials_;
   DeviceBuffer<float> partials_alt_;
   DeviceBuffer<float> work_;  // empty unless the stage reduces in place
+  DeviceBuffer<unsigned int> ticket_;
   int sm_count_ = 0;
-  DeviceBuffer<unsigned char> l2_flush_;
+  L2Flusher l2_;
 };
 
 }  // namespace reduce

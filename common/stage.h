@@ -24,6 +24,8 @@ struct Launch {
   float* work;           // a fresh copy of the input for stages that reduce in place
                          // (StagePlan::reduces_in_place); nullptr for the others
   int sm_count;          // multiprocessors on the device, for grids sized to fill it
+  unsigned int* ticket;  // one counter, zero at the start; a stage that counts finished
+                         // blocks in it must leave it zero again (the harness checks)
   cudaStream_t stream;   // every launch goes on this stream, so the harness can time it
 };
 
@@ -47,6 +49,7 @@ struct StagePlan {
   Finish finish;
   DeviceValues (*launch)(const Launch& run);  // enqueue the stage's kernels, no syncing
   bool reduces_in_place = false;  // wants Launch::work, refilled before every run, untimed
+  const char* title = nullptr;    // the report's name when not "Stage N" (the CUB baseline)
 };
 
 // Defined once in each stage's todo.cu (template and answer alike).

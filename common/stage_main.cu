@@ -3,10 +3,9 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <exception>
 #include <string>
 
-#include "common/device.h"
+#include "common/cli.h"
 #include "common/input.h"
 #include "common/options.h"
 #include "common/reference.h"
@@ -18,16 +17,8 @@ namespace {
 
 using namespace reduce;
 
-int fail(const std::string& program, const std::string& message, int code) {
-  std::fprintf(stderr, "%s: error: %s\n", program.c_str(), message.c_str());
-  return code;
-}
-
-// Picks the device and checks the stage's buffers fit; "" or a --device / --n error.
-std::string prepare_device(const StagePlan& plan, const Options& opt, int device_count) {
-  std::string problem = select_device(opt.device, device_count);
-  if (problem.empty()) problem = check_fits(opt.n, StageRunner::bytes_needed(plan, opt.n));
-  return problem;
+std::string stage_title(const StagePlan& plan) {
+  return plan.title != nullptr ? plan.title : "Stage " + std::to_string(plan.number);
 }
 
 ReferenceSum timed_reference(const std::vector<float>& input, double* cpu_ms) {
@@ -60,10 +51,14 @@ int run_stage(const StagePlan& plan, const Options& opt, const std::string& prog
     std::fprintf(stderr, "%s: the untimed warm-up run gave %.6f\n", program.c_str(),
                  static_cast<double>(timing.warmup.sum));
   }
-  const ReportData report{plan.number,     opt.n,        ref.sum,     timing.last.sum,
-                          last.relative_error, last.match && warmup.match, cpu_ms,
-                          timing.median_ms};
-  std::fputs(format_report(report).c_str(), stdout);
+  const ReportData report{stage_title(plan), opt.n,          ref.sum,
+                          timing.last.sum,   last.relative_error, last.match && warmup.match,
+                          cpu_ms,            timing.median_ms};
+  if (opt.csv) {
+    std::printf("%s\n", format_csv(report, opt.block).c_str());
+  } else {
+    std::fputs(format_report(report).c_str(), stdout);
+  }
   return report.match ? kExitMatch : kExitMismatch;
 }
 
@@ -71,31 +66,10 @@ int run_stage(const StagePlan& plan, const Options& opt, const std::string& prog
 
 int main(int argc, char** argv) {
   const StagePlan& plan = stage_plan();
-  // "stage07" or "stage07_todo": messages name the executable the student ran.
-  const std::string invoked = argv[0];
-  const std::string program = invoked.substr(invoked.find_last_of('/') + 1);
-
-  const ParsedOptions parsed = parse_options(argc, argv);
-  if (!parsed.ok()) return fail(program, parsed.error, kExitBadOption);
-  const Options& opt = parsed.options;
-  if (opt.help) {
-    std::fputs(usage(argv[0], plan.number, plan.sizes).c_str(), stdout);
-    return kExitMatch;
-  }
-  const std::string size_problem = check_size(plan.sizes, plan.number, opt.n, opt.block);
-  if (!size_problem.empty()) return fail(program, size_problem, kExitBadOption);
-
-  const DeviceProbe probe = probe_devices();
-  if (probe.count == 0) {
-    return fail(program, "no CUDA device found (" + probe.problem +
-                             "); run this on a machine with an NVIDIA GPU and driver",
-                kExitNoDevice);
-  }
-  try {
-    const std::string device_problem = prepare_device(plan, opt, probe.count);
-    if (!device_problem.empty()) return fail(program, device_problem, kExitBadOption);
-    return run_stage(plan, opt, program);
-  } catch (const std::exception& e) {
-    return fail(program, e.what(), kExitCudaError);
-  }
+  const ProgramSpec spec{
+      usage(argv[0], plan.number, plan.sizes),
+      [&](const Options& opt) { return check_size(plan.sizes, plan.number, opt.n, opt.block); },
+      [&](std::size_t n) { return StageRunner::bytes_needed(plan, n); }};
+  return run_program(argc, argv, spec,
+                     [&](const Program& program) { return run_stage(plan, program.options, program.name); });
 }

@@ -98,6 +98,22 @@ TEST_P(StageSuite, MixedSignsAndMagnitudesMatchReference) {
   }
 }
 
+TEST_P(StageSuite, MisalignedInputMatchesReference) {
+  // The input starts 1, 2 or 3 floats past a 16-byte boundary: stages that load float4s
+  // must read the first and last few floats one at a time.
+  const std::vector<std::size_t> sizes = valid_sizes(plan().sizes, block());
+  for (std::size_t offset : {1u, 2u, 3u}) {
+    for (std::size_t k = 0; k < 8 && k < sizes.size(); ++k) {
+      const std::size_t n = sizes[k];
+      SCOPED_TRACE("offset = " + std::to_string(offset) + " floats, n = " + std::to_string(n));
+      const std::vector<float> input = mixed_input(n, 4242u + static_cast<std::uint32_t>(n));
+      StageRunner runner(plan(), n, offset);
+      runner.upload(input);
+      expect_matches(runner, input);
+    }
+  }
+}
+
 TEST_P(StageSuite, SameInputGivesBitIdenticalSums) {
   const std::vector<float> input = generate_input(kDefaultN, 2024);
   StageRunner runner(plan(), input.size());

@@ -67,4 +67,11 @@ TEST(Geometry, ResidentGridFillsTheDeviceButNotMore) {  // stage 13
   EXPECT_EQ(resident_grid(1000, 32, 0, 0), 1u);              // nonsense device data: one block
 }
 
+TEST(Geometry, SinglePassGridCountsFloat4s) {  // stage 14: a thread's first share is a float4
+  EXPECT_EQ(resident_grid(blocks_for(16777216, 4), 256, 132, 8), 1056u);
+  EXPECT_EQ(resident_grid(blocks_for(1000, 4), 256, 132, 8), 1u);
+  EXPECT_EQ(resident_grid(blocks_for(1, 4), 1024, 132, 2), 1u);
+  EXPECT_EQ(resident_grid(blocks_for(65537, 4), 32, 132, 32), 513u);
+}
+
 }  // namespace

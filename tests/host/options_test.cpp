@@ -23,6 +23,14 @@ TEST(Options, Defaults) {
   EXPECT_EQ(parsed.options.repeat, 20);
   EXPECT_EQ(parsed.options.device, 0);
   EXPECT_FALSE(parsed.options.help);
+  EXPECT_FALSE(parsed.options.csv);
+}
+
+TEST(Options, CsvFlag) {
+  const auto parsed = parse({"--csv", "--n", "64"});
+  ASSERT_TRUE(parsed.ok()) << parsed.error;
+  EXPECT_TRUE(parsed.options.csv);
+  EXPECT_EQ(parsed.options.n, 64u);
 }
 
 TEST(Options, SpaceAndEqualsForms) {

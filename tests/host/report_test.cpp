@@ -8,7 +8,7 @@
 namespace {
 
 TEST(Report, MatchingReportInTheCourseFormat) {
-  const reduce::ReportData data{7, 16777216, 8388674.123456789, 8388674.0f, 1.4717e-8, true,
+  const reduce::ReportData data{"Stage 7", 16777216, 8388674.123456789, 8388674.0f, 1.4717e-8, true,
                                 12.3456, 0.123456};
   const std::string expected =
       "Stage 7 reduction matches reference ✅\n"
@@ -26,7 +26,7 @@ TEST(Report, MatchingReportInTheCourseFormat) {
 }
 
 TEST(Report, FailingReportSaysSoInItsFirstLine) {
-  const reduce::ReportData data{8, 1024, 512.5, std::numeric_limits<float>::quiet_NaN(),
+  const reduce::ReportData data{"Stage 8", 1024, 512.5, std::numeric_limits<float>::quiet_NaN(),
                                 std::numeric_limits<double>::quiet_NaN(), false, 0.01, 0.002};
   const std::string expected =
       "Stage 8 reduction does not match reference ❌\n"
@@ -41,6 +41,16 @@ TEST(Report, FailingReportSaysSoInItsFirstLine) {
       "  GPU time : 0.0020 ms\n"
       "  Bandwidth: 2.0 GB/s\n";
   EXPECT_EQ(reduce::format_report(data), expected);
+}
+
+TEST(Report, CsvLineForTheBenchmark) {
+  const reduce::ReportData data{"CUB", 16777216, 8388674.1, 8388674.0f, 1.4717e-8, true,
+                                12.3, 0.036};
+  EXPECT_EQ(reduce::format_csv(data, 256), "CUB,16777216,256,0.036000,1864.14,1.472e-08,1");
+  EXPECT_STREQ(reduce::kCsvHeader, "name,n,block,gpu_ms,gbps,relative_error,match");
+  const reduce::ReportData nan{"Stage 9", 1, 1.0, std::numeric_limits<float>::quiet_NaN(),
+                               std::numeric_limits<double>::quiet_NaN(), false, 0.0, 0.01};
+  EXPECT_EQ(reduce::format_csv(nan, 32), "Stage 9,1,32,0.010000,0.00,nan,0");
 }
 
 TEST(Report, BandwidthCountsEachInputFloatOnce) {

@@ -1,0 +1,122 @@
+#!/usr/bin/env python3
+"""Hardware counters for every answer stage, from Nsight Compute.
+
+Profiles build/bin/stageNN --n 16777216 --repeat 1 (a warm-up run and one timed run)
+with `ncu --csv --clock-control none`, keeps the kernels of the first run, and prints one
+table: kernel time, DRAM throughput, achieved occupancy, branch uniformity, shared-memory
+bank conflicts, instructions executed and warp execution efficiency. Sums are over the
+run's kernels; percentages are those of its longest kernel. Writes counters.csv and
+counters.md under docs/results/ (or --out).
+
+    scripts/counters.sh            (builds first; this script expects a build)
+"""
+import argparse
+import csv
+import io
+import pathlib
+import subprocess
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+BIN = ROOT / "build" / "bin"
+N = 1 << 24
+METRICS = {
+    "time": "gpu__time_duration.sum",
+    "dram_pct": "dram__throughput.avg.pct_of_peak_sustained_elapsed",
+    "dram_read": "dram__bytes_read.sum",
+    "occupancy": "sm__warps_active.avg.pct_of_peak_sustained_active",
+    "branch_uniform": "smsp__sass_average_branch_targets_threads_uniform.pct",
+    "bank_ld": "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+    "bank_st": "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
+    "instructions": "smsp__inst_executed.sum",
+    "threads_per_inst": "smsp__thread_inst_executed_per_inst_executed.ratio",
+}
+COLUMNS = [
+    ("stage", "stage"), ("kernels", "kernels"), ("time_us", "kernel time (us)"),
+    ("dram_pct", "DRAM throughput (% of peak)"), ("dram_read_mb", "DRAM read (MB)"),
+    ("occupancy", "achieved occupancy (%)"), ("branch_uniform", "branch uniformity (%)"),
+    ("bank_conflicts", "shared bank conflicts (ld + st)"), ("instructions", "instructions"),
+    ("warp_efficiency", "warp execution efficiency (%)"),
+]
+
+
+def number(text):
+    """ncu's CSV writes 67,113,728 for large values."""
+    return float(text.replace(",", "")) if text not in ("", "n/a") else 0.0
+
+
+def profile(stage):
+    command = ["ncu", "--csv", "--clock-control", "none", "-k", "regex:reduce_", "--metrics",
+               ",".join(METRICS.values()), str(BIN / f"stage{stage}"), "--n", str(N),
+               "--repeat", "1"]
+    done = subprocess.run(command, capture_output=True, text=True)
+    lines = done.stdout.splitlines()
+    start = next((i for i, line in enumerate(lines) if line.startswith('"ID"')), None)
+    if done.returncode != 0 or start is None:
+        raise RuntimeError(f"{' '.join(command)} failed ({done.returncode}): "
+                           f"{done.stderr.strip()[-400:]}")
+    kernels = {}
+    for row in csv.DictReader(io.StringIO("\n".join(lines[start:]))):
+        kernels.setdefault(int(row["ID"]), {})[row["Metric Name"]] = number(row["Metric Value"])
+    ordered = [kernels[k] for k in sorted(kernels)]
+    return ordered[: max(1, len(ordered) // 2)]  # the warm-up run; the timed run repeats it
+
+
+def summarise(stage, kernels):
+    longest = max(kernels, key=lambda k: k[METRICS["time"]])
+    total = lambda key: sum(k[METRICS[key]] for k in kernels)
+    return {
+        "stage": stage,
+        "kernels": len(kernels),
+        "time_us": total("time") / 1000.0,
+        "dram_pct": longest[METRICS["dram_pct"]],
+        "dram_read_mb": total("dram_read") / 1e6,
+        "occupancy": longest[METRICS["occupancy"]],
+        "branch_uniform": longest[METRICS["branch_uniform"]],
+        "bank_conflicts": int(total("bank_ld") + total("bank_st")),
+        "instructions": int(total("instructions")),
+        "warp_efficiency": 100.0 * longest[METRICS["threads_per_inst"]] / 32.0,
+    }
+
+
+def cell(key, value):
+    if key in ("stage", "kernels"):
+        return str(value)
+    if key in ("bank_conflicts", "instructions"):
+        return f"{value:,}"
+    return f"{value:.1f}"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", default=str(ROOT / "docs" / "results"))
+    args = parser.parse_args()
+    stages = sorted(p.name[5:7] for p in (ROOT / "answers").glob("stage[0-9][0-9]_*"))
+    rows = []
+    for stage in stages:
+        rows.append(summarise(stage, profile(stage)))
+        print(f"  profiled stage {stage}", flush=True)
+
+    out = pathlib.Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    with open(out / "counters.csv", "w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=[key for key, _ in COLUMNS])
+        writer.writeheader()
+        writer.writerows(rows)
+    header = "| " + " | ".join(title for _, title in COLUMNS) + " |"
+    table = [header, "|" + "---|" * len(COLUMNS)]
+    table += ["| " + " | ".join(cell(k, r[k]) for k, _ in COLUMNS) + " |" for r in rows]
+    (out / "counters.md").write_text(
+        "# Hardware counters per stage\n\n"
+        "Written by `scripts/counters.sh`: Nsight Compute (`ncu --csv --clock-control none`) on\n"
+        f"`build/bin/stageNN --n {N} --repeat 1`, block 256, the kernels of one run. Sums over\n"
+        "the run's kernels; percentages from its longest kernel. Warp execution efficiency is\n"
+        "`smsp__thread_inst_executed_per_inst_executed.ratio` / 32. Metrics: "
+        + ", ".join(f"`{m}`" for m in METRICS.values()) + ".\n\n" + "\n".join(table) + "\n")
+    print()
+    print("\n".join(table))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
