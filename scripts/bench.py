@@ -128,10 +128,12 @@ def plot(table, rows, path):
     left.set_title(f"Bandwidth at n = 2^24 (block {BLOCK})")
     left.set_xlabel("stage")
     left.set_ylabel("GB/s (copy: read + write)")
-    for name in sorted({r["name"] for r in rows}, key=lambda s: (not s.startswith("Stage"), s)):
+    palette = plt.get_cmap("tab20").colors
+    for index, name in enumerate(r["name"] for r in table):
         series = sorted((r["n"], r["gbps"]) for r in rows if r["name"] == name)
         style = "--" if name in ("CUB", "copy") else "-"
-        right.plot([n for n, _ in series], [g for _, g in series], style, marker=".", label=name)
+        right.plot([n for n, _ in series], [g for _, g in series], style, marker=".", label=name,
+                   color="black" if name == "copy" else palette[(2 * index) % len(palette)])
     right.set_xscale("log", base=2)
     right.set_title("Bandwidth against n")
     right.set_xlabel("n (floats)")

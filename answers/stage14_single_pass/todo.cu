@@ -53,26 +53,25 @@ __device__ float thread_sum(const float* in, unsigned int n) {
   // Stage 13's grid-stride loop, over float4s instead of floats:
   // - vectors = in + head, reinterpreted as const float4* (now 16-byte aligned), holds
   //   vector_count float4s; grid_threads = blockDim.x * gridDim.x;
-  // - take kVectorsInFlight = 4 float4s per trip (v, v + grid_threads, ...) into
-  //   registers before adding any, then finish the remaining float4s one per trip;
+  // - each trip loads kVectorsInFlight float4s (v, v + grid_threads, ...) into registers
+  //   before adding any; an index at or past vector_count loads zeros instead. So the
+  //   last trip's loads are in flight together too, where stage 13's remainder loop
+  //   waited a full memory latency for each of its last elements;
   // - add the four components of a float4 as (x + y) + (z + w).
   constexpr unsigned int kVectorsInFlight = 4;  // 64 bytes per thread per trip
   const unsigned int grid_threads = blockDim.x * gridDim.x;
   const float4* vectors = reinterpret_cast<const float4*>(in + head);
-  unsigned int v = thread;
-  while (v + (kVectorsInFlight - 1) * grid_threads < vector_count) {
+  for (unsigned int v = thread; v < vector_count; v += kVectorsInFlight * grid_threads) {
     float4 loaded[kVectorsInFlight];
 #pragma unroll
-    for (unsigned int k = 0; k < kVectorsInFlight; ++k) loaded[k] = vectors[v + k * grid_threads];
+    for (unsigned int k = 0; k < kVectorsInFlight; ++k) {
+      const unsigned int index = v + k * grid_threads;
+      loaded[k] = index < vector_count ? vectors[index] : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    }
 #pragma unroll
     for (unsigned int k = 0; k < kVectorsInFlight; ++k) {
       sum += (loaded[k].x + loaded[k].y) + (loaded[k].z + loaded[k].w);
     }
-    v += kVectorsInFlight * grid_threads;
-  }
-  for (; v < vector_count; v += grid_threads) {
-    const float4 loaded = vectors[v];
-    sum += (loaded.x + loaded.y) + (loaded.z + loaded.w);
   }
   // ====================== TODO 1 of 3: END ========================
   return sum;

@@ -53,8 +53,10 @@ __device__ float thread_sum(const float* in, unsigned int n) {
   // Stage 13's grid-stride loop, over float4s instead of floats:
   // - vectors = in + head, reinterpreted as const float4* (now 16-byte aligned), holds
   //   vector_count float4s; grid_threads = blockDim.x * gridDim.x;
-  // - take kVectorsInFlight = 4 float4s per trip (v, v + grid_threads, ...) into
-  //   registers before adding any, then finish the remaining float4s one per trip;
+  // - each trip loads kVectorsInFlight float4s (v, v + grid_threads, ...) into registers
+  //   before adding any; an index at or past vector_count loads zeros instead. So the
+  //   last trip's loads are in flight together too, where stage 13's remainder loop
+  //   waited a full memory latency for each of its last elements;
   // - add the four components of a float4 as (x + y) + (z + w).
   // ====================== TODO 1 of 3: END ========================
   return sum;
