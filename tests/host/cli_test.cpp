@@ -110,6 +110,19 @@ TEST_P(Cli, NoVisibleDeviceExitsThreeWithOneLine) {
   EXPECT_EQ(o.out, "");
 }
 
+TEST(Scripts, BenchmarkAndCountersSayNoDeviceInOneLine) {
+  // With every GPU hidden, the benchmark and the profiler script stop before measuring
+  // anything: one line naming the missing device, exit code 3, no traceback.
+  for (const std::string script : {"bench.py --quick", "counters.py"}) {
+    const Outcome o = run("CUDA_VISIBLE_DEVICES=-1 python3 " + std::string(REDUCE_SOURCE_DIR) +
+                          "/scripts/" + script);
+    EXPECT_EQ(o.exit_code, 3) << script << "\n" << o.err;
+    EXPECT_EQ(count_lines(o.err), 1) << script << "\n" << o.err;
+    EXPECT_NE(o.err.find("No CUDA device found"), std::string::npos) << o.err;
+    EXPECT_EQ(o.err.find("Traceback"), std::string::npos) << o.err;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Stages, Cli, ::testing::ValuesIn(stage_binaries()),
                          [](const auto& info) { return info.param; });
 
