@@ -21,8 +21,8 @@ import re
 import subprocess
 import sys
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
-BIN = ROOT / "build" / "bin"
+from gpu_script import BIN, ROOT, require_device
+
 BLOCK = 256
 MAIN_N = 1 << 24
 SWEEP = [1 << k for k in range(16, 29)]
@@ -225,24 +225,12 @@ def update_readme(block_text):
     path.write_text(head + block_text + tail)
 
 
-def require_device():
-    """Exits 3 with one line when no CUDA device is usable, 4 when nothing is built."""
-    probe_path = BIN / "reduce_probe"
-    if not probe_path.exists():
-        print(f"bench.py: error: {probe_path} is not built; run scripts/bench.sh", file=sys.stderr)
-        sys.exit(4)
-    probe = subprocess.run([str(probe_path)], capture_output=True, text=True)
-    if probe.returncode != 0:
-        print(f"bench.py: {probe.stdout.strip()}: the benchmark needs a GPU, so nothing was measured.", file=sys.stderr)
-        sys.exit(3)
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="n = 2^24 only, 5 repeats")
     parser.add_argument("--out", default=str(ROOT / "docs" / "results"))
     args = parser.parse_args()
-    require_device()
+    require_device("bench.py", "the benchmark needs a GPU, so nothing was measured")
 
     dirs = stage_dirs()
     executables = [f"stage{number}" for number in dirs] + ["bench_cub", "bench_copy"]

@@ -17,8 +17,8 @@ import pathlib
 import subprocess
 import sys
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
-BIN = ROOT / "build" / "bin"
+from gpu_script import BIN, ROOT, require_device
+
 N = 1 << 24
 METRICS = {
     "time": "gpu__time_duration.sum",
@@ -87,23 +87,11 @@ def cell(key, value):
     return f"{value:.1f}"
 
 
-def require_device():
-    """Exits 3 with one line when no CUDA device is usable, 4 when nothing is built."""
-    probe_path = BIN / "reduce_probe"
-    if not probe_path.exists():
-        print(f"counters.py: error: {probe_path} is not built; run scripts/counters.sh", file=sys.stderr)
-        sys.exit(4)
-    probe = subprocess.run([str(probe_path)], capture_output=True, text=True)
-    if probe.returncode != 0:
-        print(f"counters.py: {probe.stdout.strip()}: the counters need a GPU, so nothing was profiled.", file=sys.stderr)
-        sys.exit(3)
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=str(ROOT / "docs" / "results"))
     args = parser.parse_args()
-    require_device()
+    require_device("counters.py", "the counters need a GPU, so nothing was profiled")
     stages = sorted(p.name[5:7] for p in (ROOT / "answers").glob("stage[0-9][0-9]_*"))
     rows = []
     for stage in stages:

@@ -9,30 +9,10 @@
 // Test it:  scripts/test.sh --todo 14
 #include <cstdint>
 
+#include "common/block_reduce.cuh"
 #include "common/launch.h"
 
-constexpr unsigned int kWarpSize = 32;
-constexpr unsigned int kFullMask = 0xffffffffu;
 constexpr unsigned int kFloatsPerVector = 4;  // one float4: a 16-byte load
-
-__device__ float warp_reduce_sum(float value) {
-  for (unsigned int offset = kWarpSize / 2; offset > 0; offset >>= 1) {
-    value += __shfl_down_sync(kFullMask, value, offset);
-  }
-  return value;
-}
-
-// Stage 12's block reduction: the block's total in thread 0.
-__device__ float block_reduce_sum(float value) {
-  __shared__ float warp_sums[kWarpSize];
-  const unsigned int lane = threadIdx.x % kWarpSize;
-  const unsigned int warp = threadIdx.x / kWarpSize;
-  value = warp_reduce_sum(value);
-  if (lane == 0) warp_sums[warp] = value;
-  __syncthreads();
-  value = (threadIdx.x < blockDim.x / kWarpSize) ? warp_sums[lane] : 0.0f;
-  return warp == 0 ? warp_reduce_sum(value) : value;
-}
 
 // This thread's share of in[0 .. n). A float4 load needs a 16-byte aligned address, so
 // the up to 3 floats before the first 16-byte boundary (`head`) and the up to 3 after the
@@ -80,7 +60,7 @@ __device__ float thread_sum(const float* in, unsigned int n) {
 __global__ void reduce_single_pass(const float* in, float* block_sums, unsigned int* ticket,
                                    float* result, unsigned int n) {
   __shared__ bool is_last_block;
-  const float sum = block_reduce_sum(thread_sum(in, n));
+  const float sum = reduce::block_reduce_sum(thread_sum(in, n));
 
   if (threadIdx.x == 0) {
     // ====================== TODO 2 of 3: BEGIN ======================
@@ -110,7 +90,7 @@ __global__ void reduce_single_pass(const float* in, float* block_sums, unsigned 
     for (unsigned int b = threadIdx.x; b < gridDim.x; b += blockDim.x) {
       total += __ldcg(&block_sums[b]);
     }
-    total = block_reduce_sum(total);
+    total = reduce::block_reduce_sum(total);
     if (threadIdx.x == 0) {
       *result = total;
       *ticket = 0;

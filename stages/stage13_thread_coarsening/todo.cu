@@ -7,29 +7,9 @@
 // Run it:   scripts/run.sh 13         (answer)     scripts/run.sh --todo 13  (your template)
 //           build/bin/stage13_todo --n 1000 --block 512
 // Test it:  scripts/test.sh --todo 13
+#include "common/block_reduce.cuh"
 #include "common/launch.h"
 
-constexpr unsigned int kWarpSize = 32;
-constexpr unsigned int kFullMask = 0xffffffffu;
-
-__device__ float warp_reduce_sum(float value) {
-  for (unsigned int offset = kWarpSize / 2; offset > 0; offset >>= 1) {
-    value += __shfl_down_sync(kFullMask, value, offset);
-  }
-  return value;
-}
-
-// Stage 12's block reduction: the block's total in thread 0.
-__device__ float block_reduce_sum(float value) {
-  __shared__ float warp_sums[kWarpSize];
-  const unsigned int lane = threadIdx.x % kWarpSize;
-  const unsigned int warp = threadIdx.x / kWarpSize;
-  value = warp_reduce_sum(value);
-  if (lane == 0) warp_sums[warp] = value;
-  __syncthreads();
-  value = (threadIdx.x < blockDim.x / kWarpSize) ? warp_sums[lane] : 0.0f;
-  return warp == 0 ? warp_reduce_sum(value) : value;
-}
 
 __global__ void reduce_coarsened(const float* in, float* block_sums, unsigned int n) {
   float sum = 0.0f;
@@ -44,7 +24,7 @@ __global__ void reduce_coarsened(const float* in, float* block_sums, unsigned in
   // a full memory latency per element). Finish the last few with a plain loop.
   // ====================== TODO 1 of 2: END ========================
 
-  sum = block_reduce_sum(sum);
+  sum = reduce::block_reduce_sum(sum);
   if (threadIdx.x == 0) block_sums[blockIdx.x] = sum;
 }
 

@@ -1,0 +1,21 @@
+"""What the GPU-only Python scripts (bench.py, counters.py) share: where the build is, and
+stopping with one line when there is no CUDA device to measure on."""
+import pathlib
+import subprocess
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+BIN = ROOT / "build" / "bin"
+
+
+def require_device(script, without_gpu):
+    """Exits 3 with one line when no CUDA device is usable, 4 when nothing is built."""
+    probe_path = BIN / "reduce_probe"
+    if not probe_path.exists():
+        print(f"{script}: error: {probe_path} is not built; run scripts/{script[:-3]}.sh",
+              file=sys.stderr)
+        sys.exit(4)
+    probe = subprocess.run([str(probe_path)], capture_output=True, text=True)
+    if probe.returncode != 0:
+        print(f"{script}: {probe.stdout.strip()}: {without_gpu}.", file=sys.stderr)
+        sys.exit(3)
