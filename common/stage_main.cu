@@ -47,7 +47,7 @@ int run_stage(const StagePlan& plan, const Options& opt, const std::string& prog
                  "overflowed)\n",
                  program.c_str());
   }
-  if (!warmup.match) {
+  if (!warmup.match && last.match) {  // otherwise the report itself shows the failure
     std::fprintf(stderr, "%s: the untimed warm-up run gave %.6f\n", program.c_str(),
                  static_cast<double>(timing.warmup.sum));
   }
