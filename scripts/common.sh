@@ -29,6 +29,7 @@ probe_device() {
 all_stages() {
   local dir
   for dir in stages/stage[0-9][0-9]_*/; do
+    [[ -d $dir ]] || continue
     dir=${dir%/}
     echo "${dir:12:2}"
   done
@@ -37,6 +38,7 @@ all_stages() {
 stage_dir_name() {
   local dir
   for dir in stages/stage"$1"_*/; do
+    [[ -d $dir ]] || continue  # an unmatched glob stays as literal text
     dir=${dir%/}
     echo "${dir#stages/}"
     return 0

@@ -19,6 +19,7 @@ while [[ $# -gt 0 ]]; do
     -h | --help) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     [0-9] | [0-9][0-9])
       [[ $preset == todo ]] || { echo "test.sh: error: a stage number goes after --todo, e.g. scripts/test.sh --todo 7" >&2; exit 2; }
+      stage_dir_name "$(printf '%02d' $((10#$1)))" >/dev/null || { echo "test.sh: error: there is no stage $((10#$1)); the stages are: $(all_stages | tr '\n' ' ')" >&2; exit 2; }
       filter=(-R "^stage$(printf '%02d' $((10#$1)))_todo\\.") ;;
     *) echo "test.sh: error: unknown argument '$1'; use --todo [stage number] or nothing" >&2; exit 2 ;;
   esac
