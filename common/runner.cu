@@ -1,5 +1,7 @@
 #include "common/runner.h"
 
+#include "common/shared_poison.h"
+
 #include <stdexcept>
 #include <string>
 
@@ -38,6 +40,7 @@ std::vector<float> StageRunner::download_input() const {
 }
 
 void StageRunner::prepare() {
+  poison_shared_memory();
   // All bits set is a NaN pattern in IEEE 754 single precision.
   CUDA_CHECK(cudaMemsetAsync(partials_.get(), 0xFF, partials_.bytes(), 0));
   CUDA_CHECK(cudaMemsetAsync(partials_alt_.get(), 0xFF, partials_alt_.bytes(), 0));

@@ -39,8 +39,9 @@ class StageRunner {
   Timing time(unsigned block, int repeat);
 
  private:
-  // NaN into every scratch float, so a value the stage never wrote shows, and a fresh
-  // copy of the input for stages that reduce in place.
+  // NaN into every scratch float and 2^100 into every multiprocessor's shared memory, so
+  // a value the stage never wrote shows, and a fresh copy of the input for stages that
+  // reduce in place.
   void prepare();
   DeviceValues launch(unsigned block);
   RunOutput finish(const DeviceValues& values) const;

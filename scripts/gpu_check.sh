@@ -4,7 +4,11 @@
 #   2. the todo suite, which must fail cleanly while the templates are unfilled
 #      (test failures only: no crash, no time-out),
 #   3. every answer's report and the summary (scripts/run.sh),
-#   4. compute-sanitizer racecheck, memcheck and synccheck on every answer.
+#   4. the student check (scripts/check.py) on every answer: its GPU tests and
+#      compute-sanitizer memcheck, racecheck, synccheck and initcheck at edge-case sizes,
+#      a racecheck warning counting as a failure,
+#   5. the known-wrong corpus (ctest --preset mistakes): the check must fail every entry
+#      with the entry's hint and pass every answer built the way a student's file is.
 # Prints one verdict line per step and exits non-zero if any step fails.
 set -uo pipefail
 source "$(dirname "$0")/common.sh"
@@ -30,16 +34,14 @@ scripts/run.sh >build/gpu_check_run.log 2>&1
 run_rc=$?
 verdict "every answer matches (scripts/run.sh)" $run_rc
 
-for stage in $(all_stages); do
-  for tool in racecheck memcheck synccheck; do
-    log=build/gpu_check_${tool}_${stage}.log
-    compute-sanitizer --tool "$tool" --error-exitcode 99 build/bin/stage"$stage" --n 65536 \
-      --repeat 1 >"$log" 2>&1
-    rc=$?
-    summary=$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -1 | sed 's/^========= //')
-    verdict "stage $stage $tool: $summary" $(( rc == 0 ? 0 : 1 ))
-  done
-done
+python3 scripts/check.py --answers --jobs 8 >build/gpu_check_answers.log 2>&1
+answers_rc=$?
+grep -E '^(---|✅|❌)' build/gpu_check_answers.log
+verdict "student check on every answer: $(grep -c '^✅' build/gpu_check_answers.log) checks passed, $(grep -c '^❌' build/gpu_check_answers.log) failed" $answers_rc
+
+ctest --preset mistakes >build/gpu_check_mistakes.log 2>&1
+mistakes_rc=$?
+verdict "known-wrong corpus: $(grep -E 'tests passed' build/gpu_check_mistakes.log)" $mistakes_rc
 
 sed -n '/^Summary/,$p' build/gpu_check_run.log
 exit $(( failures > 0 ))

@@ -4,7 +4,9 @@
 // template whose kernel writes nothing fails them all.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <random>
 #include <string>
@@ -47,6 +49,36 @@ std::vector<float> mixed_input(std::size_t n, std::uint32_t seed) {
     v = std::ldexp(negative ? -fraction : fraction, exponent);
   }
   return values;
+}
+
+// Nonzero whole numbers in [-k, k], with n * k below 2^24: every partial sum of any subset
+// is a whole number a float holds exactly, so every summation order gives the same float
+// and the GPU must match the exact total bit for bit. Nonzero, so dropping or doubling any
+// one element changes the total. `exact` receives that total.
+std::vector<float> exact_input(std::size_t n, std::uint32_t seed, std::int64_t* exact) {
+  const std::int64_t k = std::clamp<std::int64_t>(
+      ((std::int64_t{1} << 24) - 1) / static_cast<std::int64_t>(n), 1, 15);
+  std::mt19937 generator(seed);
+  std::vector<float> values(n);
+  *exact = 0;
+  for (float& v : values) {
+    const std::int64_t magnitude = 1 + static_cast<std::int64_t>(generator() % k);
+    const std::int64_t value = (generator() & 1u) ? -magnitude : magnitude;
+    *exact += value;
+    v = static_cast<float>(value);
+  }
+  return values;
+}
+
+// Sizes for the exact input: the valid sizes below 2^24, plus the largest odd count that
+// keeps the guarantee, so a dropped element past the first 2^20 shows too.
+std::vector<std::size_t> exact_sizes(SizeRule rule, unsigned block) {
+  std::vector<std::size_t> sizes;
+  for (std::size_t n : valid_sizes(rule, block)) {
+    if (n < (std::size_t{1} << 24)) sizes.push_back(n);
+  }
+  if (rule == SizeRule::kAnyLength) sizes.push_back((std::size_t{1} << 24) - 1);
+  return sizes;
 }
 
 class StageSuite : public ::testing::TestWithParam<unsigned> {
@@ -111,6 +143,23 @@ TEST_P(StageSuite, MisalignedInputMatchesReference) {
       runner.upload(input);
       expect_matches(runner, input);
     }
+  }
+}
+
+TEST_P(StageSuite, ExactIntegerInputGivesExactSum) {
+  // The tolerance of the other tests would let one dropped element through at large n;
+  // here any dropped, doubled or misplaced element changes the float.
+  for (std::size_t n : exact_sizes(plan().sizes, block())) {
+    SCOPED_TRACE("n = " + std::to_string(n));
+    std::int64_t exact = 0;
+    const std::vector<float> input = exact_input(n, 99u + static_cast<std::uint32_t>(n), &exact);
+    StageRunner runner(plan(), n);
+    runner.upload(input);
+    const RunOutput out = runner.run(block());
+    EXPECT_EQ(out.sum, static_cast<float>(exact))
+        << "n = " << n << ", block = " << block() << ": GPU " << out.sum << ", exact "
+        << exact << " (off by " << (static_cast<double>(out.sum) - static_cast<double>(exact))
+        << ")";
   }
 }
 

@@ -1,0 +1,421 @@
+#!/usr/bin/env python3
+"""The student's check: build a stage's template, run its GPU tests and the four
+compute-sanitizer tools on it, and print one line per check with a Korean hint.
+
+    scripts/check.sh 7            stage 7's template (stages/stage07_*/todo.cu)
+    scripts/check.sh              every stage: not started, failing or passing
+
+Instructors and the known-wrong corpus (tests/mistakes/) call it on ready-built files:
+
+    check.py --stage 7 --source FILE --exe EXE --suite TESTS --out DIR [--expect KEY|pass]
+    check.py --answers            every answer, with the same rules
+
+Exit code: 0 every check passed (or, with --expect, the expectation held), 1 a check
+failed or the stage is not started, 2 bad arguments, 3 no CUDA device, 4 the build
+system or a tool is missing or broke.
+"""
+import argparse
+import concurrent.futures
+import hashlib
+import json
+import os
+import pathlib
+import re
+import shutil
+import subprocess
+import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import check_rules  # noqa: E402  (the hint texts and the failure classification)
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+SANITIZERS = ("memcheck", "racecheck", "synccheck", "initcheck")
+SUITE_TIMEOUT_S = 600
+SANITIZER_TIMEOUT_S = 300
+
+
+class Stop(Exception):
+    """A one-line error that ends the check with an exit code."""
+
+    def __init__(self, message, code):
+        super().__init__(message)
+        self.code = code
+
+
+# ---------------------------------------------------------------------------- stages
+def stage_dirs():
+    return sorted(p for p in (ROOT / "stages").glob("stage[0-9][0-9]_*") if p.is_dir())
+
+
+def stage_dir(number):
+    for path in stage_dirs():
+        if int(path.name[5:7]) == number:
+            return path
+    known = " ".join(p.name[5:7] for p in stage_dirs())
+    raise Stop(f"check.sh: error: there is no stage {number}; the stages are: {known}", 2)
+
+
+def todo_blocks(source_text):
+    """{block number: [code lines]} for every TODO block; comments and blanks dropped."""
+    blocks, current = {}, None
+    for line in source_text.splitlines():
+        begin = re.search(r"// =+ TODO (\d+) of \d+: BEGIN", line)
+        if begin:
+            current = int(begin.group(1))
+            blocks[current] = []
+        elif re.search(r"// =+ TODO \d+ of \d+: END", line):
+            current = None
+        elif current is not None and line.strip() and not line.strip().startswith("//"):
+            blocks[current].append(line)
+    return blocks
+
+
+def sanitizer_configs(source_text):
+    """(label, n, block) runs that expose edge cases: odd n, n below one block, blocks of
+    32 and 1024. Stages whose n must be a whole number of blocks get whole blocks."""
+    if "SizeRule::kMultipleOfBlock" in source_text:
+        return [("n=1056, block 32", 1056, 32), ("n=1024, block 1024", 1024, 1024),
+                ("n=65536, block 256", 65536, 256)]
+    return [("n=1001, block 32", 1001, 32), ("n=100, block 1024", 100, 1024),
+            ("n=65537, block 256", 65537, 256)]
+
+
+# ---------------------------------------------------------------------------- results
+Result = check_rules.Verdict
+
+
+def print_result(result, stage, hints):
+    if result.ok:
+        print(f"✅ {check_rules.LABELS[result.name]}: {result.detail}", flush=True)
+        return
+    hint = check_rules.hint_text(hints, result.key)
+    log = f" · 로그: {relative(result.log)}" if result.log else ""
+    print(f"❌ {check_rules.LABELS[result.name]}: {result.detail} — {hint}{log}", flush=True)
+
+
+def relative(path):
+    try:
+        return str(pathlib.Path(path).resolve().relative_to(pathlib.Path.cwd()))
+    except ValueError:
+        return str(path)
+
+
+# ---------------------------------------------------------------------------- running
+def run_logged(command, log, timeout):
+    """Runs command with stdout and stderr into `log`; returns (exit code or None on
+    time-out, the log's text)."""
+    with open(log, "w", encoding="utf-8") as out:
+        out.write("$ " + " ".join(str(c) for c in command) + "\n")
+        out.flush()
+        try:
+            code = subprocess.run([str(c) for c in command], stdout=out, stderr=subprocess.STDOUT,
+                                  timeout=timeout, cwd=ROOT).returncode
+        except subprocess.TimeoutExpired:
+            code = None
+    return code, pathlib.Path(log).read_text(encoding="utf-8", errors="replace")
+
+
+def run_suite(suite, source, out_dir):
+    log = out_dir / "tests.log"
+    report = out_dir / "tests.json"
+    report.unlink(missing_ok=True)
+    code, text = run_logged([suite, "--gtest_brief=1", f"--gtest_output=json:{report}"], log,
+                            SUITE_TIMEOUT_S)
+    tests = json.loads(report.read_text()) if report.exists() else None
+    return check_rules.judge_suite(code, text, tests, log, source)
+
+
+def run_sanitizer(tool, exe, source, configs, out_dir):
+    log = out_dir / f"{tool}.log"
+    with open(log, "w", encoding="utf-8"):
+        pass
+    for label, n, block in configs:
+        part = out_dir / f"{tool}.{n}.{block}.log"
+        code, text = run_logged(
+            [sanitizer_path(), "--tool", tool, "--print-limit", "20", "--error-exitcode", "99",
+             exe, "--n", n, "--block", block, "--repeat", "1"], part, SANITIZER_TIMEOUT_S)
+        with open(log, "a", encoding="utf-8") as whole:
+            whole.write(text + "\n")
+        part.unlink()
+        verdict = check_rules.judge_sanitizer(tool, code, text, source, label, log)
+        if not verdict.ok:
+            return verdict
+    return Result(tool, True, check_rules.SANITIZER_PASS[tool])
+
+
+def sanitizer_path():
+    found = shutil.which("compute-sanitizer")
+    if found:
+        return found
+    nvcc = shutil.which("nvcc")
+    for candidate in ([pathlib.Path(nvcc).parent / "compute-sanitizer"] if nvcc else []) + [
+            pathlib.Path("/usr/local/cuda/bin/compute-sanitizer")]:
+        if candidate.exists():
+            return str(candidate)
+    raise Stop("check.sh: error: compute-sanitizer not found; it comes with the CUDA toolkit: "
+               "put the toolkit's bin folder on PATH", 4)
+
+
+def check_built(stage, source, exe, suite, out_dir, jobs, expect=None, hints=None):
+    """Runs the GPU tests, then the sanitizers (in parallel), printing each verdict in a
+    fixed order. With `expect` a failure key, stops as soon as that key shows."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    source_text = pathlib.Path(source).read_text(encoding="utf-8", errors="replace")
+    hints = hints if hints is not None else check_rules.load_hints(stage_dir(stage))
+    results = [run_suite(suite, source, out_dir)]
+    print_result(results[0], stage, hints)
+    if expect and results[0].key and check_rules.key_matches(results[0].key, expect):
+        return results
+    configs = sanitizer_configs(source_text)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        futures = [pool.submit(run_sanitizer, tool, exe, source, configs, out_dir)
+                   for tool in SANITIZERS]
+        for future in futures:
+            result = future.result()
+            results.append(result)
+            print_result(result, stage, hints)
+            if expect and result.key and check_rules.key_matches(result.key, expect):
+                for other in futures:
+                    other.cancel()
+                break
+    return results
+
+
+# ---------------------------------------------------------------------------- device
+def probe(bin_dir):
+    probe_exe = pathlib.Path(bin_dir) / "reduce_probe"
+    if not probe_exe.exists():
+        raise Stop(f"check.sh: error: {probe_exe} is not built; run scripts/check.sh again", 4)
+    done = subprocess.run([str(probe_exe)], capture_output=True, text=True)
+    if done.returncode != 0:
+        raise Stop(f"{done.stdout.strip()}: 이 검사는 CUDA GPU가 있는 컴퓨터에서만 돌릴 수 있습니다 "
+                   "(GPU 없이 빌드만 하려면 scripts/run.sh).", 3)
+    return done.stdout.strip().splitlines()[0]
+
+
+# ---------------------------------------------------------------------------- building
+def cmake_build(build_dir, targets, log):
+    """Configures (once) and builds `targets`; returns (ok, log text)."""
+    build_dir = pathlib.Path(build_dir)
+    if not (build_dir / "CMakeCache.txt").exists():
+        command = ["cmake", "--preset", "default"] if build_dir == ROOT / "build" else [
+            "cmake", "-S", ROOT, "-B", build_dir]
+        code, text = run_logged(command, log, 900)
+        if code != 0:
+            raise Stop(f"check.sh: error: CMake could not configure {build_dir} "
+                       f"(see {relative(log)})", 4)
+    code, text = run_logged(["cmake", "--build", build_dir, "--target", *targets], log, 1800)
+    return code == 0, text
+
+
+def build_result(ok, text, source, log):
+    if ok:
+        return Result("build", True, "컴파일 성공")
+    return check_rules.judge_build(text, source, log)
+
+
+# ---------------------------------------------------------------------------- modes
+def source_digest(*paths):
+    digest = hashlib.sha256()
+    for path in paths:
+        digest.update(pathlib.Path(path).read_bytes())
+    return digest.hexdigest()
+
+
+def student_check(number, args, quiet=False):
+    """Checks stage `number`'s template; returns (status, results), status one of
+    'not_started', 'pass', 'fail'. Quiet (the progress table) prints nothing and reuses
+    an earlier result when the source, the executables and the rules are unchanged."""
+    directory = stage_dir(number)
+    source = directory / "todo.cu"
+    text = source.read_text(encoding="utf-8", errors="replace")
+    blocks = todo_blocks(text)
+    if not any(blocks.values()):
+        if not quiet:
+            print(f"⬜ stage {number:02d}: 아직 시작하지 않았습니다 — {relative(source)}의 "
+                  f"TODO 블록 {len(blocks)}개를 채운 뒤 다시 실행하세요 (강의: "
+                  f"{relative(directory / 'README.md')}의 「실습 단계」).")
+        return "not_started", []
+    hints = check_rules.load_hints(directory)
+    out_dir = args.build_dir / "check" / directory.name[:7]
+    out_dir.mkdir(parents=True, exist_ok=True)
+    if not quiet:
+        empty = [str(k) for k, lines in blocks.items() if not lines]
+        note = f" (아직 빈 TODO 블록: {', '.join(empty)})" if empty else ""
+        print(f"stage {number:02d} 검사: {relative(source)}{note}", flush=True)
+    exe = args.build_dir / "bin" / f"stage{number:02d}_todo"
+    suite = args.build_dir / "bin" / f"todo_stage{number:02d}_tests"
+    ok, log_text = cmake_build(args.build_dir, [exe.name, suite.name], out_dir / "build.log")
+    results = [build_result(ok, log_text, source, out_dir / "build.log")]
+    if not quiet:
+        print_result(results[0], number, hints)
+    if not ok:
+        return "fail", results
+    digest = source_digest(source, exe, suite, *check_rules.rule_files(directory))
+    cached = load_cache(out_dir, digest) if quiet else None
+    if cached:
+        return cached
+    with open(os.devnull, "w", encoding="utf-8") as sink:
+        saved = sys.stdout
+        sys.stdout = sink if quiet else saved
+        try:
+            results += check_built(number, source, exe, suite, out_dir, args.jobs, hints=hints)
+        finally:
+            sys.stdout = saved
+    status = "pass" if all(r.ok for r in results) else "fail"
+    save_result(out_dir, number, source, status, results, digest)
+    return status, results
+
+
+def load_cache(out_dir, digest):
+    path = out_dir / "result.json"
+    if not path.exists():
+        return None
+    saved = json.loads(path.read_text())
+    if saved.get("digest") != digest:
+        return None
+    results = [Result(r["name"], r["ok"], r["detail"], r["key"], r["log"]) for r in saved["checks"]]
+    return saved["status"], results
+
+
+def save_result(out_dir, stage, source, status, results, digest=None, expect=None):
+    data = {"stage": stage, "source": str(source), "status": status, "digest": digest,
+            "expect": expect, "keys": [r.key for r in results if r.key],
+            "checks": [r.as_dict() for r in results]}
+    (out_dir / "result.json").write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n")
+
+
+def summary_line(results, number):
+    failed = [r for r in results if not r.ok]
+    if not failed:
+        return f"결과: ✅ 검사 {len(results)}개 모두 통과. 다음 단계로 넘어가세요."
+    return (f"결과: ❌ 검사 {len(results)}개 중 {len(failed)}개 실패 — 힌트가 가리키는 강의 절을 "
+            f"읽고 TODO 블록을 고친 뒤 다시 실행하세요: scripts/check.sh {number}")
+
+
+def mode_stages(args):
+    device = probe_after_build(args)
+    worst = 0
+    print(f"[{device}]", flush=True)
+    for number in args.stages:
+        status, results = student_check(number, args)
+        if status != "not_started":
+            print(summary_line(results, number))
+        worst = max(worst, 0 if status == "pass" else 1)
+    return worst
+
+
+def probe_after_build(args):
+    log = args.build_dir / "check" / "probe.log"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    ok, _ = cmake_build(args.build_dir, ["reduce_probe"], log)
+    if not ok:
+        raise Stop(f"check.sh: error: building reduce_probe failed (see {relative(log)})", 4)
+    return probe(args.build_dir / "bin")
+
+
+def mode_progress(args):
+    """One line per stage: where the student stands. Stages already checked with the
+    same source reuse their result."""
+    device = probe_after_build(args)
+    print(f"[{device}] 모든 단계의 진행 상황 (단계별 자세한 검사: scripts/check.sh N)", flush=True)
+    passed, total = 0, 0
+    for directory in stage_dirs():
+        number = int(directory.name[5:7])
+        total += 1
+        status, results = student_check(number, args, quiet=True)
+        passed += status == "pass"
+        print(check_rules.progress_line(number, directory, status, results), flush=True)
+    print(f"통과 {passed} / {total}단계.")
+    return 0 if passed == total else 1
+
+
+def mode_built(args):
+    """The corpus and the instructor: check ready-built executables, no build."""
+    probe(args.bin_dir or pathlib.Path(args.exe).parent)
+    args.out.mkdir(parents=True, exist_ok=True)
+    expect = None if args.expect in (None, "pass") else args.expect
+    results = check_built(args.stage, args.source, args.exe, args.suite, args.out, args.jobs,
+                          expect=expect)
+    keys = [r.key for r in results if r.key]
+    status = "pass" if not keys else "fail"
+    save_result(args.out, args.stage, args.source, status, results, expect=args.expect)
+    if args.expect is None:
+        return 0 if status == "pass" else 1
+    if args.expect == "pass":
+        met = status == "pass"
+    else:
+        met = any(check_rules.key_matches(k, args.expect) for k in keys)
+    print(f"expected {args.expect}: {'met' if met else 'NOT met'} (keys: {', '.join(keys) or 'none'})")
+    return 0 if met else 1
+
+
+def mode_answers(args):
+    """Every answer through the same check (the instructor's gpu_check.sh)."""
+    bin_dir = args.build_dir / "bin"
+    probe(bin_dir)
+    worst = 0
+    for directory in stage_dirs():
+        number = int(directory.name[5:7])
+        source = ROOT / "answers" / directory.name / "todo.cu"
+        out = args.build_dir / "check" / "answers" / directory.name[:7]
+        print(f"--- answer {directory.name}", flush=True)
+        results = check_built(number, source, bin_dir / f"stage{number:02d}",
+                              bin_dir / f"gpu_stage{number:02d}_tests", out, args.jobs)
+        status = "pass" if all(r.ok for r in results) else "fail"
+        save_result(out, number, source, status, results)
+        worst = max(worst, 0 if status == "pass" else 1)
+    return worst
+
+
+# ---------------------------------------------------------------------------- main
+def parse(argv):
+    parser = argparse.ArgumentParser(prog="scripts/check.sh", add_help=True,
+                                     description="The student's check (see the file's header).")
+    parser.add_argument("stages", nargs="*", help="stage numbers; none: a progress table")
+    parser.add_argument("--build-dir", type=pathlib.Path,
+                        default=pathlib.Path(os.environ.get("REDUCE_BUILD_DIR", ROOT / "build")))
+    parser.add_argument("--jobs", type=int, default=min(4, os.cpu_count() or 1))
+    parser.add_argument("--answers", action="store_true")
+    parser.add_argument("--stage", type=int)
+    parser.add_argument("--source", type=pathlib.Path)
+    parser.add_argument("--exe", type=pathlib.Path)
+    parser.add_argument("--suite", type=pathlib.Path)
+    parser.add_argument("--bin-dir", type=pathlib.Path)
+    parser.add_argument("--out", type=pathlib.Path)
+    parser.add_argument("--expect")
+    args = parser.parse_args(argv)
+    numbers = []
+    for word in args.stages:
+        if not re.fullmatch(r"\d{1,2}", word):
+            raise Stop(f"check.sh: error: '{word}' is not a stage number; try scripts/check.sh 7", 2)
+        stage_dir(int(word))
+        numbers.append(int(word))
+    args.stages = numbers
+    args.build_dir = args.build_dir.resolve()
+    built = [args.stage, args.source, args.exe, args.suite, args.out]
+    if any(v is not None for v in built) and not all(v is not None for v in built):
+        raise Stop("check.py: error: --stage, --source, --exe, --suite and --out go together", 2)
+    return args
+
+
+def main(argv):
+    try:
+        args = parse(argv)
+        if args.stage is not None:
+            return mode_built(args)
+        if args.answers:
+            return mode_answers(args)
+        if args.stages:
+            return mode_stages(args)
+        return mode_progress(args)
+    except Stop as stop:
+        print(str(stop), file=sys.stderr)
+        return stop.code
+    except KeyboardInterrupt:
+        print("check.sh: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

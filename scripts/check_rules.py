@@ -1,0 +1,295 @@
+"""What scripts/check.py concludes from each tool's output, and the Korean hint it prints.
+
+Every failure gets a key: `tests.<kind>` for the GPU test suite, `<tool>` or
+`<tool>.todoK` for a compute-sanitizer tool whose report points into TODO block K of the
+student's file, `build` for a compile error. A stage's `hints.txt` (next to its lesson)
+may give its own sentence for a key; GENERIC below covers the rest. The corpus of
+known-wrong solutions (tests/mistakes/) names the key each entry must produce.
+"""
+import math
+import pathlib
+import re
+
+LABELS = {
+    "build": "빌드",
+    "tests": "GPU 테스트",
+    "memcheck": "memcheck (범위 밖 접근)",
+    "racecheck": "racecheck (공유 메모리 경쟁)",
+    "synccheck": "synccheck (배리어 사용)",
+    "initcheck": "initcheck (초기화 안 된 전역 메모리)",
+}
+
+SANITIZER_PASS = {
+    "memcheck": "범위 밖 접근 없음",
+    "racecheck": "경쟁(hazard) 0건",
+    "synccheck": "배리어 오류 없음",
+    "initcheck": "초기화 안 된 읽기 없음",
+}
+
+DEFAULT_SECTION = "흔한 실수"
+
+# key: (hint, lesson section). Sentences point at the likely mistake, never at code.
+GENERIC = {
+    "build": ("컴파일 오류입니다. 로그에서 첫 번째 error 줄이 가리키는 줄부터 고치세요.", "실습 단계"),
+    "tests.timeout": ("테스트가 제한 시간 안에 끝나지 않았습니다. 끝나지 않는 루프(조건이나 증가식)나 "
+                      "일부 스레드만 도달하는 배리어를 찾아보세요.", DEFAULT_SECTION),
+    "tests.crash": ("테스트 프로그램이 비정상 종료했습니다. 로그의 마지막 부분을 보세요.", DEFAULT_SECTION),
+    "tests.mask": ("워프 함수(__shfl_*_sync, __syncwarp)를 부른 레인이 그 mask에 들어 있지 않습니다. "
+                   "호출을 실행하는 모든 레인이 mask에 있어야 합니다.", DEFAULT_SECTION),
+    "tests.barrier": ("블록의 일부 스레드만 도달하는 __syncthreads()가 있습니다(if 안의 배리어). 정의되지 "
+                      "않은 동작이라 합이 맞아도 실패입니다. 배리어는 모든 스레드가 지나는 자리에 두세요.",
+                      DEFAULT_SECTION),
+    "tests.ticket": ("번호표(ticket)가 0으로 돌아오지 않았습니다. 마지막 블록을 고르는 비교와, 마지막 블록이 "
+                     "번호표를 되돌려 놓는 부분을 보세요.", DEFAULT_SECTION),
+    "tests.misaligned": ("16바이트로 정렬되지 않은 주소를 float4로 읽었습니다(입력이 1~3 float 어긋난 "
+                         "테스트).", DEFAULT_SECTION),
+    "tests.cuda_error": ("커널 실행 중 CUDA 오류가 났습니다(대개 범위 밖 접근). memcheck 줄이 위치를 "
+                         "알려 줍니다.", DEFAULT_SECTION),
+    "tests.poison": ("합이 10^29보다 큽니다. 아무도 값을 쓰지 않은 공유 메모리 칸을 읽었습니다(검사는 매 실행 "
+                     "전에 공유 메모리를 2^100으로 채웁니다). 데이터 밖의 스레드도 자기 칸에 0을 쓰는지, 읽는 "
+                     "칸이 모두 이번 블록에서 쓰였는지 보세요.", DEFAULT_SECTION),
+    "tests.nan": ("합이 NaN입니다. 어떤 블록의 합이 쓰이지 않았습니다(하니스는 블록 합 칸을 NaN으로 채워 "
+                  "둡니다). 결과를 쓰는 TODO 블록을 보세요.", DEFAULT_SECTION),
+    "tests.block32": ("block 32에서만 틀립니다. 32 스레드 블록에는 없는 공유 메모리 칸이나 단계를 쓰고 있지 "
+                      "않은지 보세요.", DEFAULT_SECTION),
+    "tests.repeat": ("같은 입력으로 두 번 더한 합이 비트 단위로 다릅니다. 덧셈 순서가 실행마다 달라지는 "
+                     "코드(float atomicAdd, 경쟁 상태)가 있습니다.", DEFAULT_SECTION),
+    "tests.input": ("입력 배열이 바뀌었습니다. 입력은 읽기만 해야 합니다.", DEFAULT_SECTION),
+    "tests.exact": ("정수 입력의 합이 정확히 맞지 않습니다. 어떤 원소를 빠뜨렸거나 두 번 더했습니다. "
+                    "인덱스와 경계 조건을 확인하세요.", DEFAULT_SECTION),
+    "tests.wrong": ("합이 틀립니다. 인덱스 계산, 루프 조건, 경계 검사를 확인하세요.", DEFAULT_SECTION),
+    "memcheck": ("배열 범위 밖을 읽거나 썼습니다. 로그가 가리키는 줄의 인덱스와 경계 검사를 보세요.",
+                 DEFAULT_SECTION),
+    "racecheck": ("한 스레드가 공유 메모리에 쓰고 다른 스레드가 읽는 사이에 배리어(__syncthreads 또는 "
+                  "__syncwarp)가 없습니다. 경고(warning)로 보고된 경쟁도 실패입니다.", DEFAULT_SECTION),
+    "synccheck": ("배리어를 잘못 썼습니다. 블록(또는 워프)의 일부 스레드만 도달하는 배리어가 있습니다.",
+                  DEFAULT_SECTION),
+    "initcheck": ("초기화하지 않은 전역 메모리를 읽었습니다.", DEFAULT_SECTION),
+    "timeout": ("검사 도구가 제한 시간 안에 끝나지 않았습니다. 끝나지 않는 루프가 있는지 보세요.",
+                DEFAULT_SECTION),
+    "broken": ("검사 도구가 끝까지 돌지 못했습니다. 로그를 보세요.", DEFAULT_SECTION),
+}
+
+
+class Verdict:
+    """Duck-typed like check.Result (kept here so this module imports nothing back)."""
+
+    def __init__(self, name, ok, detail="", key=None, log=None):
+        self.name, self.ok, self.detail, self.key, self.log = name, ok, detail, key, log
+
+    def as_dict(self):
+        return {"name": self.name, "ok": self.ok, "detail": self.detail, "key": self.key,
+                "log": str(self.log) if self.log else None}
+
+
+# ---------------------------------------------------------------------------- hints
+def load_hints(stage_dir):
+    """{key: (hint, section)} from stage_dir/hints.txt: `key | hint | section` lines."""
+    hints = {"_lesson": str(pathlib.Path(stage_dir) / "README.md")}
+    path = pathlib.Path(stage_dir) / "hints.txt"
+    if not path.exists():
+        return hints
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        parts = [p.strip() for p in line.split("|")]
+        if len(parts) == 3:
+            hints[parts[0]] = (parts[1], parts[2])
+    return hints
+
+
+def lookup(hints, key):
+    """The most specific sentence for key: the stage's own, then the generic one, each
+    tried for racecheck.todo2, then racecheck; memcheck.timeout falls back to timeout."""
+    candidates = [key]
+    while "." in candidates[-1]:
+        candidates.append(candidates[-1].rsplit(".", 1)[0])
+    for table in (hints, GENERIC):
+        for candidate in candidates:
+            if candidate in table and not candidate.startswith("_"):
+                return table[candidate]
+    tail = key.rsplit(".", 1)[-1]
+    return GENERIC.get(tail, GENERIC["broken"])
+
+
+def hint_text(hints, key):
+    hint, section = lookup(hints, key)
+    lesson = hints.get("_lesson", "")
+    try:
+        lesson = str(pathlib.Path(lesson).resolve().relative_to(pathlib.Path.cwd()))
+    except ValueError:
+        pass
+    return f"{hint} (강의 「{section}」: {lesson})"
+
+
+def key_matches(key, expect):
+    return key == expect or key.startswith(expect + ".")
+
+
+def rule_files(stage_dir):
+    here = pathlib.Path(__file__).resolve().parent
+    return [p for p in (pathlib.Path(stage_dir) / "hints.txt", here / "check.py",
+                        here / "check_rules.py") if p.exists()]
+
+
+# ---------------------------------------------------------------------------- tests
+def failed_tests(report):
+    """[(test name without the block, block label, [messages])] from gtest's JSON."""
+    failed = []
+    for suite in report.get("testsuites", []):
+        for test in suite.get("testsuite", []):
+            if not test.get("failures"):
+                continue
+            name, _, block = test["name"].partition("/")
+            failed.append((name, block, [f.get("failure", "") for f in test["failures"]]))
+    return failed
+
+
+def gpu_values(messages):
+    values = []
+    for message in messages:
+        for word in re.findall(r"GPU (\S+?),", message):
+            try:
+                values.append(float(word))
+            except ValueError:
+                pass
+    return values
+
+
+def sync_check_key(text, source):
+    """`tests.barrier` or `tests.mask` (with `.todoK` where it points into TODO block K)
+    when common/sync_checks.cuh reported a barrier or warp intrinsic misused; else None."""
+    match = re.search(r"reduce-check: (\S+) at (\S+):(\d+)", text)
+    if not match:
+        return None
+    key = "tests.barrier" if match.group(1) == "__syncthreads" else "tests.mask"
+    if source and pathlib.Path(match.group(2)).name == pathlib.Path(source).name:
+        source_text = pathlib.Path(source).read_text(encoding="utf-8", errors="replace")
+        block = todo_block_of_line(source_text, int(match.group(3)))
+        key += f".todo{block}" if block else ""
+    return key
+
+
+def classify_suite(text, failed, source=None):
+    """The failure key for a suite run whose output is `text`."""
+    messages = [m for _, _, ms in failed for m in ms]
+    everything = text + "\n".join(messages)
+    misuse = sync_check_key(everything, source)
+    if misuse:
+        return misuse
+    if "left its ticket" in everything:
+        return "tests.ticket"
+    if "cudaErrorMisalignedAddress" in everything:
+        return "tests.misaligned"
+    if re.search(r"\(cudaError\w+\)", everything):
+        return "tests.cuda_error"
+    values = gpu_values(messages)
+    if any(math.isfinite(v) and abs(v) >= 1e29 for v in values):
+        return "tests.poison"
+    if any(math.isnan(v) for v in values):
+        return "tests.nan"
+    names = {name for name, _, _ in failed}
+    if failed and {block for _, block, _ in failed} == {"block32"}:
+        return "tests.block32"
+    for name, key in (("SameInputGivesBitIdenticalSums", "tests.repeat"),
+                      ("InputIsUnchanged", "tests.input"),
+                      ("ExactIntegerInputGivesExactSum", "tests.exact")):
+        if names == {name}:
+            return key
+    return "tests.wrong"
+
+
+def judge_suite(code, text, report, log, source=None):
+    if code is None:
+        return Verdict("tests", False, "제한 시간 안에 끝나지 않음", "tests.timeout", log)
+    if report is None:
+        key = classify_suite(text, [], source)
+        key = "tests.crash" if key == "tests.wrong" else key
+        return Verdict("tests", False, f"테스트 프로그램이 도중에 멈춤 (exit {code})", key, log)
+    total = report.get("tests", 0)
+    failed = failed_tests(report)
+    misuse = sync_check_key(text, source)
+    if code == 0 and not failed and not misuse:
+        return Verdict("tests", True, f"{total}개 모두 통과")
+    key = classify_suite(text, failed, source)
+    if not failed:
+        line = re.search(r"reduce-check: (\S+) at \S*?([^/\s]+:\d+)", text)
+        return Verdict("tests", False, f"{total}개 모두 통과했지만 {line.group(1)} 오용 "
+                       f"({line.group(2)})", key, log)
+    blocks = sorted({b for _, b, _ in failed}, key=lambda b: int(b[5:]) if b[5:].isdigit() else 0)
+    where = f" (block {', '.join(b[5:] for b in blocks)})" if 0 < len(blocks) < 6 else ""
+    return Verdict("tests", False, f"{total}개 중 {len(failed)}개 실패{where}", key, log)
+
+
+# ---------------------------------------------------------------------------- sanitizers
+def todo_block_of_line(source_text, line_number):
+    current = None
+    for number, line in enumerate(source_text.splitlines(), start=1):
+        begin = re.search(r"// =+ TODO (\d+) of \d+: BEGIN", line)
+        if begin:
+            current = int(begin.group(1))
+        elif re.search(r"// =+ TODO \d+ of \d+: END", line):
+            current = None
+        if number == line_number:
+            return current
+    return None
+
+
+def report_locations(text, source):
+    """(line, TODO block) for every report line that points into the student's file, in
+    the order the tool printed them. The tools print the file's base name."""
+    name = pathlib.Path(source).name
+    source_text = pathlib.Path(source).read_text(encoding="utf-8", errors="replace")
+    found = []
+    for match in re.finditer(r" in (?:\S*/)?([^/\s:]+):(\d+)", text):
+        if match.group(1) == name:
+            line = int(match.group(2))
+            found.append((line, todo_block_of_line(source_text, line)))
+    return found
+
+
+def sanitizer_count(tool, text):
+    if tool == "racecheck":
+        match = re.search(r"RACECHECK SUMMARY: (\d+) hazards? displayed", text)
+    else:
+        match = re.search(r"ERROR SUMMARY: (\d+) errors?", text)
+    return int(match.group(1)) if match else None
+
+
+def judge_sanitizer(tool, code, text, source, label, log):
+    if code is None:
+        return Verdict(tool, False, f"제한 시간 안에 끝나지 않음 ({label})", f"{tool}.timeout", log)
+    count = sanitizer_count(tool, text)
+    if count is None:
+        return Verdict(tool, False, f"도구가 요약을 내지 못함 ({label})", f"{tool}.broken", log)
+    if count == 0:
+        return Verdict(tool, True, SANITIZER_PASS[tool])
+    locations = report_locations(text, source)
+    blocks = [b for _, b in locations if b is not None]
+    block = (min(blocks) if tool == "racecheck" else blocks[0]) if blocks else None
+    where = ""
+    if locations:
+        line = next((ln for ln, b in locations if b == block), locations[0][0])
+        where = f", {pathlib.Path(source).name}:{line}" + (f" (TODO {block})" if block else "")
+    unit = "건" if tool != "racecheck" else "건의 경쟁"
+    key = f"{tool}.todo{block}" if block else tool
+    return Verdict(tool, False, f"{count}{unit} ({label}{where})", key, log)
+
+
+# ---------------------------------------------------------------------------- build
+def judge_build(text, source, log):
+    name = re.escape(pathlib.Path(source).name)
+    match = re.search(name + r"\((\d+)\): error: (.*)", text)
+    detail = f"{match.group(1)}번째 줄: {match.group(2).strip()}" if match else "컴파일 실패"
+    return Verdict("build", False, detail, "build", log)
+
+
+# ---------------------------------------------------------------------------- progress
+def progress_line(number, directory, status, results):
+    title = f"stage {number:02d} {directory.name[8:]}"
+    if status == "not_started":
+        return f"⬜ {title}: 시작 전"
+    if status == "pass":
+        return f"✅ {title}: 통과 (검사 {len(results)}개)"
+    first = next(r for r in results if not r.ok)
+    return f"❌ {title}: {LABELS[first.name]} — {first.detail}. 자세히: scripts/check.sh {number}"

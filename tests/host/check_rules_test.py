@@ -1,0 +1,147 @@
+#!/usr/bin/env python3
+"""Host tests of the student check's conclusions (scripts/check_rules.py), fed with the
+output the tools really print, so the keys and hints are right before any GPU runs."""
+import pathlib
+import sys
+import tempfile
+import unittest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "scripts"))
+import check  # noqa: E402
+import check_rules  # noqa: E402
+
+SOURCE = """// header
+__global__ void k() {
+  // ====================== TODO 1 of 2: BEGIN ======================
+  // hint
+  sdata[tid] = in[i];
+  // ====================== TODO 1 of 2: END ========================
+  for (;;) {
+    // ====================== TODO 2 of 2: BEGIN ======================
+    sdata[tid] += sdata[tid + stride];
+    // ====================== TODO 2 of 2: END ========================
+  }
+}
+"""
+
+RACE = """========= Warning: Race reported between Write access at k(const float *, float *)+0xf0 in todo.cu:5
+=========     and Read access at k(const float *, float *)+0x280 in todo.cu:9 [2112 hazards]
+Stage 7 reduction matches reference ✅
+========= RACECHECK SUMMARY: 2 hazards displayed (0 errors, 2 warnings)
+"""
+
+MEMCHECK = """========= Invalid __shared__ read of size 4 bytes
+=========     at k(const float *, float *)+0x170 in /somewhere/todo.cu:9
+========= ERROR SUMMARY: 1063 errors
+"""
+
+
+class SanitizerVerdicts(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+        self.source = pathlib.Path(self.dir.name) / "todo.cu"
+        self.source.write_text(SOURCE)
+
+    def tearDown(self):
+        self.dir.cleanup()
+
+    def judge(self, tool, text, code=0):
+        return check_rules.judge_sanitizer(tool, code, text, self.source, "n=1, block 32", None)
+
+    def test_race_reported_as_warning_fails_and_names_the_earliest_todo(self):
+        verdict = self.judge("racecheck", RACE)
+        self.assertFalse(verdict.ok)
+        self.assertEqual(verdict.key, "racecheck.todo1")
+
+    def test_memcheck_error_names_its_todo(self):
+        verdict = self.judge("memcheck", MEMCHECK, 4)
+        self.assertFalse(verdict.ok)
+        self.assertEqual(verdict.key, "memcheck.todo2")
+        self.assertIn("todo.cu:9", verdict.detail)
+
+    def test_clean_runs_pass(self):
+        self.assertTrue(self.judge("racecheck", "RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)").ok)
+        self.assertTrue(self.judge("initcheck", "========= ERROR SUMMARY: 0 errors").ok)
+
+    def test_missing_summary_and_timeout_fail(self):
+        self.assertEqual(self.judge("synccheck", "nothing").key, "synccheck.broken")
+        self.assertEqual(self.judge("synccheck", "", code=None).key, "synccheck.timeout")
+
+    def test_report_outside_the_students_file_has_no_todo(self):
+        text = MEMCHECK.replace("/somewhere/todo.cu", "common/block_reduce.cuh")
+        self.assertEqual(self.judge("memcheck", text).key, "memcheck")
+
+
+def report(failures):
+    tests = [{"name": f"{name}/block{block}", "failures": [{"failure": msg}] if msg else []}
+             for name, block, msg in failures]
+    return {"tests": len(tests), "testsuites": [{"testsuite": tests}]}
+
+
+class SuiteVerdicts(unittest.TestCase):
+    def key(self, failures, text="", code=1):
+        return check_rules.judge_suite(code, text, report(failures), None).key
+
+    def test_each_failure_pattern_has_its_key(self):
+        wrong = "GPU 12.5, CPU 13"
+        self.assertIsNone(self.key([("A", 32, None)], code=0))
+        self.assertEqual(self.key([("A", 32, "GPU nan, CPU 1")]), "tests.nan")
+        self.assertEqual(self.key([("A", 32, "GPU 1.2676506e+30, CPU 1")]), "tests.poison")
+        self.assertEqual(self.key([("A", 32, wrong), ("B", 32, wrong)]), "tests.block32")
+        self.assertEqual(self.key([("A", 32, wrong), ("A", 64, wrong)]), "tests.wrong")
+        self.assertEqual(self.key([("ExactIntegerInputGivesExactSum", 256, "GPU 3, exact 4")]),
+                         "tests.exact")
+        self.assertEqual(self.key([("SameInputGivesBitIdenticalSums", 256, "first run 1")]),
+                         "tests.repeat")
+        self.assertEqual(self.key([("A", 64, "C++ exception: stage 14 left its ticket at 3")]),
+                         "tests.ticket")
+        self.assertEqual(self.key([("A", 64, "x (cudaErrorIllegalAddress)")]), "tests.cuda_error")
+        self.assertEqual(self.key([("A", 64, wrong)], text="reduce-check: __shfl_down_sync at /x/todo.cu:5 ran in lane 16"),
+                         "tests.mask")
+
+    def test_misused_barrier_fails_even_when_every_test_passes(self):
+        with tempfile.TemporaryDirectory() as folder:
+            source = pathlib.Path(folder) / "todo.cu"
+            source.write_text(SOURCE)
+            text = ("reduce-check: __syncthreads at /x/todo.cu:9 reached by 128 of the block's "
+                    "256 threads (this warp: lanes 0xffffffff)\n")
+            verdict = check_rules.judge_suite(0, text, report([("A", 32, None)]), None, source)
+            self.assertFalse(verdict.ok)
+            self.assertEqual(verdict.key, "tests.barrier.todo2")
+            self.assertIn("todo.cu:9", verdict.detail)
+
+    def test_crash_and_timeout(self):
+        self.assertEqual(check_rules.judge_suite(134, "Aborted", None, None).key, "tests.crash")
+        self.assertEqual(check_rules.judge_suite(None, "", None, None).key, "tests.timeout")
+
+
+class Hints(unittest.TestCase):
+    def test_every_key_the_corpus_expects_has_a_hint(self):
+        for patch in (ROOT / "tests" / "mistakes").glob("stage*/*.patch"):
+            expect = next(l for l in patch.read_text().splitlines() if l.startswith("Expect:"))
+            key = expect.split(":", 1)[1].strip()
+            if key != "pass":
+                hint, section = check_rules.lookup(check_rules.load_hints(patch.parent), key)
+                self.assertTrue(hint and section, patch)
+
+    def test_every_hint_names_a_section_of_its_lesson(self):
+        for hints_file in (ROOT / "stages").glob("stage*/hints.txt"):
+            lesson = (hints_file.parent / "README.md").read_text(encoding="utf-8")
+            headings = {line.lstrip("#").strip() for line in lesson.splitlines()
+                        if line.startswith("#")}
+            for key, value in check_rules.load_hints(hints_file.parent).items():
+                if not key.startswith("_"):
+                    self.assertIn(value[1], headings, f"{hints_file}: {key}")
+                    self.assertNotIn(value[1], ("",))
+
+    def test_todo_blocks_tell_an_untouched_template(self):
+        self.assertFalse(any(check.todo_blocks(SOURCE.replace("  sdata[tid] = in[i];\n", "")
+                                               .replace("    sdata[tid] += sdata[tid + stride];\n", "")).values()))
+        self.assertTrue(any(check.todo_blocks(SOURCE).values()))
+        for template in (ROOT / "stages").glob("stage*/todo.cu"):
+            self.assertFalse(any(check.todo_blocks(template.read_text()).values()), template)
+
+
+if __name__ == "__main__":
+    unittest.main()

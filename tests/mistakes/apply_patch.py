@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+"""Applies one known-wrong entry (a unified diff against its stage's answer) and writes
+the wrong solution, as a student would hand it in. Hunks are found by their text, not
+their line numbers, so an entry survives edits elsewhere in the answer.
+
+    apply_patch.py ANSWER PATCH OUT       write the patched file (PATCH '-' copies ANSWER)
+    apply_patch.py --verify ROOT          check every entry under ROOT/tests/mistakes
+"""
+import pathlib
+import re
+import sys
+
+HEADERS = ("Mistake", "Expect")
+TODO_MARK = re.compile(r"// =+ TODO \d+ of \d+: (BEGIN|END)")
+
+
+def parse(patch_text):
+    """(headers {name: value}, hunks [(old lines, new lines)])."""
+    headers, hunks, current = {}, [], None
+    in_body = False
+    for line in patch_text.splitlines():
+        if not in_body:
+            if line.startswith("--- "):
+                in_body = True
+                continue
+            name, _, value = line.partition(":")
+            if value and name.strip() in ("Mistake", "Expect", "Why"):
+                headers[name.strip()] = value.strip()
+            continue
+        if line.startswith("+++ "):
+            continue
+        if line.startswith("@@"):
+            current = ([], [])
+            hunks.append(current)
+        elif current is not None and line.startswith("\\"):
+            continue
+        elif current is not None:
+            tag, text = (line[:1], line[1:]) if line else (" ", "")
+            if tag in (" ", "-"):
+                current[0].append(text)
+            if tag in (" ", "+"):
+                current[1].append(text)
+    return headers, hunks
+
+
+def apply(answer_text, hunks):
+    lines = answer_text.split("\n")
+    start = 0
+    for old, new in hunks:
+        at = find(lines, old, start)
+        if at is None:
+            raise ValueError("a hunk no longer matches the answer:\n  " + "\n  ".join(old))
+        lines[at:at + len(old)] = new
+        start = at + len(new)
+    return "\n".join(lines)
+
+
+def find(lines, block, start):
+    for at in range(start, len(lines) - len(block) + 1):
+        if lines[at:at + len(block)] == block:
+            return at
+    return None
+
+
+def outside_todo(text):
+    kept, inside = [], False
+    for line in text.split("\n"):
+        mark = TODO_MARK.search(line)
+        if mark:
+            inside = mark.group(1) == "BEGIN"
+            kept.append(line)
+        elif not inside:
+            kept.append(line)
+    return kept
+
+
+def verify(root):
+    """Every entry: headers present, applies cleanly, changes something, and only inside
+    TODO blocks (students edit nothing else)."""
+    problems, count = [], 0
+    for patch in sorted((root / "tests" / "mistakes").glob("stage[0-9][0-9]_*/*.patch")):
+        count += 1
+        answer = root / "answers" / patch.parent.name / "todo.cu"
+        try:
+            headers, hunks = parse(patch.read_text(encoding="utf-8"))
+            missing = [h for h in HEADERS if h not in headers]
+            if missing:
+                raise ValueError("missing header line(s): " + ", ".join(missing))
+            if headers["Expect"] == "pass" and "Why" not in headers:
+                raise ValueError("an entry no check catches needs a 'Why:' line")
+            original = answer.read_text(encoding="utf-8")
+            wrong = apply(original, hunks)
+            if wrong == original:
+                raise ValueError("the patch changes nothing")
+            if outside_todo(wrong) != outside_todo(original):
+                raise ValueError("the patch changes lines outside the TODO blocks")
+        except (OSError, ValueError) as error:
+            problems.append(f"{patch.relative_to(root)}: {error}")
+    for problem in problems:
+        print(problem)
+    print(f"{count} entries, {len(problems)} problems")
+    return 1 if problems or count == 0 else 0
+
+
+def main(argv):
+    if len(argv) == 2 and argv[0] == "--verify":
+        return verify(pathlib.Path(argv[1]))
+    if len(argv) != 3:
+        print(__doc__.strip().splitlines()[-2].strip(), file=sys.stderr)
+        return 2
+    answer, patch, out = (pathlib.Path(a) for a in argv)
+    text = answer.read_text(encoding="utf-8")
+    if str(patch) != "-":
+        text = apply(text, parse(patch.read_text(encoding="utf-8"))[1])
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(text, encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
