@@ -8,6 +8,10 @@
 // shuffle also returns NaN, so the sum cannot come out right.
 #pragma once
 
+// Headers that declare their own overloads of these intrinsics come first, before the
+// macros at the end of this file could rewrite their declarations.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
 #include <cstdio>

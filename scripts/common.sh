@@ -20,6 +20,12 @@ configure_and_build() {
   quietly cmake --build --preset default
 }
 
+# The student edition (scripts/export_student.sh) ships without answers/, so only the
+# templates are built and tested.
+student_edition() {
+  [[ ! -d answers ]]
+}
+
 # Prints the probe's line; returns 0 when a CUDA device is present.
 probe_device() {
   build/bin/reduce_probe

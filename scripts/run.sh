@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the course, runs stages and prints each report, then a one-line-per-stage summary.
 #
-#   scripts/run.sh                     every stage's answer
+#   scripts/run.sh                     every stage's answer (the student edition: template)
 #   scripts/run.sh 7 8                 stages 7 and 8
 #   scripts/run.sh --todo 7            your template for stage 7 (stages/stage07_*/todo.cu)
 #   scripts/run.sh 8 -- --n 1048576 --block 128    options after -- go to each stage
@@ -11,7 +11,7 @@
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 
-usage() { sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; }
 
 suffix=""
 stages=()
@@ -27,6 +27,10 @@ while [[ $# -gt 0 ]]; do
   esac
   shift
 done
+if [[ -z $suffix ]] && student_edition; then
+  echo "Student edition (no answers/): running your templates, as with --todo."
+  suffix=_todo
+fi
 [[ ${#stages[@]} -gt 0 ]] || mapfile -t stages < <(all_stages)
 for s in "${stages[@]}"; do
   if ! stage_dir_name "$s" >/dev/null; then

@@ -2,7 +2,8 @@
 # Configures, builds and runs the test suite through the CMake presets.
 #
 #   scripts/test.sh              host tests and GPU tests of every answer (without a CUDA
-#                                device the GPU tests are reported as skipped, with the reason)
+#                                device the GPU tests are reported as skipped, with the reason;
+#                                the student edition has no answers, so no answer tests)
 #   scripts/test.sh --todo       the GPU tests against every template (they fail until the
 #                                TODO blocks are filled in)
 #   scripts/test.sh --todo 7     the same for stage 7's template only
@@ -16,7 +17,7 @@ filter=()
 while [[ $# -gt 0 ]]; do
   case $1 in
     --todo) preset=todo ;;
-    -h | --help) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     [0-9] | [0-9][0-9])
       [[ $preset == todo ]] || { echo "test.sh: error: a stage number goes after --todo, e.g. scripts/test.sh --todo 7" >&2; exit 2; }
       stage_dir_name "$(printf '%02d' $((10#$1)))" >/dev/null || { echo "test.sh: error: there is no stage $((10#$1)); the stages are: $(all_stages | tr '\n' ' ')" >&2; exit 2; }
@@ -26,6 +27,9 @@ while [[ $# -gt 0 ]]; do
   shift
 done
 
+if [[ $preset == default ]] && student_edition; then
+  echo "Student edition (no answers/): host and harness tests only; test your templates with scripts/test.sh --todo or scripts/check.sh."
+fi
 configure_and_build
 if ! probe_device; then
   echo "The GPU tests will be reported as skipped: they need a CUDA device."

@@ -108,20 +108,31 @@ int run(const std::string& command, std::string* output) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-std::vector<std::string> answer_numbers() {
+// A student edition has no answers/: its executables are the templates, stageNN_todo.
+bool student_edition() { return !fs::exists(fs::path(REDUCE_SOURCE_DIR) / "answers"); }
+
+// Two-digit numbers of the stages whose executables this build has.
+std::vector<std::string> stage_numbers() {
+  const fs::path dir = fs::path(REDUCE_SOURCE_DIR) / (student_edition() ? "stages" : "answers");
   std::vector<std::string> numbers;
-  for (const auto& entry : fs::directory_iterator(fs::path(REDUCE_SOURCE_DIR) / "answers")) {
+  for (const auto& entry : fs::directory_iterator(dir)) {
     const std::string name = entry.path().filename().string();
     if (std::regex_match(name, std::regex("stage[0-9]{2}_.*"))) numbers.push_back(name.substr(5, 2));
   }
   return numbers;
 }
 
+std::string stage_binary(const std::string& number) {
+  return std::string(REDUCE_BIN_DIR) + "/stage" + number + (student_edition() ? "_todo" : "");
+}
+
 TEST_F(Harness, AnswersPrintTheCourseReportAndExitZero) {
-  for (const std::string& number : answer_numbers()) {
+  // A template's sum is right only once the student has filled it in; scripts/check.sh
+  // and the todo suites test that.
+  if (student_edition()) GTEST_SKIP() << "student edition: no answers/ to run";
+  for (const std::string& number : stage_numbers()) {
     std::string out;
-    const int code =
-        run(std::string(REDUCE_BIN_DIR) + "/stage" + number + " --n 65536 --repeat 3", &out);
+    const int code = run(stage_binary(number) + " --n 65536 --repeat 3", &out);
     EXPECT_EQ(code, 0) << out;
     const std::string stage = std::to_string(std::stoi(number));
     const std::regex report(
@@ -133,10 +144,11 @@ TEST_F(Harness, AnswersPrintTheCourseReportAndExitZero) {
   }
 }
 
+// The device is checked before any kernel runs, so an unfilled template answers the same.
 TEST_F(Harness, MissingDeviceExitsTwo) {
-  for (const std::string& number : answer_numbers()) {
+  for (const std::string& number : stage_numbers()) {
     std::string out;
-    const int code = run(std::string(REDUCE_BIN_DIR) + "/stage" + number + " --device 63", &out);
+    const int code = run(stage_binary(number) + " --device 63", &out);
     EXPECT_EQ(code, 2) << out;
     EXPECT_NE(out.find("--device 63 does not exist"), std::string::npos) << out;
   }

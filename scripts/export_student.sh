@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Writes the student edition of the course into DIR: everything a student needs, nothing
+# that gives a solution away (answers/, the known-wrong corpus tests/mistakes/ whose patches
+# are written against the answers, common/block_reduce_warp.cuh which is stage 12's solution,
+# the instructor's scripts/gpu_check.sh) and no build output.
+#
+#   scripts/export_student.sh DIR     DIR must not exist or be empty
+#
+# The edition configures and builds on its own: CMakeLists.txt sees that answers/ is
+# missing and builds the templates and their tests only.
+# Exit code: 0 written, 2 bad arguments or a DIR that is not empty.
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+fail() { echo "export_student.sh: error: $1" >&2; exit 2; }
+
+# Paths that hold or reveal a solution, or need one; matched against paths relative to root.
+withheld() {
+  case $1 in
+    answers/* | tests/mistakes/* | scripts/gpu_check.sh) return 0 ;;
+    # Stage 12's solution, shared by stages 13 and 14; block_reduce.cuh then uses CUB.
+    common/block_reduce_warp.cuh) return 0 ;;
+    *) return 1 ;;
+  esac
+}
+
+is_git_checkout() {
+  command -v git >/dev/null || return 1
+  local top
+  top=$(git -C "$root" rev-parse --show-toplevel 2>/dev/null) || return 1
+  # An ignored copy inside another checkout (an earlier export under build-*/) is not one.
+  [[ $(cd "$top" && pwd -P) == $(cd "$root" && pwd -P) ]]
+}
+
+# Every file of the course, NUL-separated, relative to root. Git's own list honours
+# .gitignore, so build outputs stay behind; outside git only the build folders are known.
+list_files() {
+  if is_git_checkout; then
+    git -C "$root" ls-files -z --cached --others --exclude-standard
+  else
+    (cd "$root" && find . \( -path ./.git -o -path ./build -o -path './build-*' \) -prune \
+       -o \( -type f -o -type l \) -printf '%P\0')
+  fi
+}
+
+[[ $# -eq 1 && -n $1 ]] || fail "give one target folder: scripts/export_student.sh DIR"
+dest=$1
+[[ $dest == -* ]] && fail "the target folder is a path, not an option: '$dest'"
+if [[ -e $dest ]]; then
+  [[ -d $dest ]] || fail "'$dest' exists and is not a folder"
+  [[ -z $(ls -A "$dest") ]] || fail "'$dest' is not empty; give a new or empty folder"
+fi
+
+# The list is taken before DIR gets anything, so a DIR inside the course is not copied into
+# itself. A path git still lists but that was deleted on disk is skipped.
+files=()
+while IFS= read -r -d '' path; do
+  withheld "$path" && continue
+  [[ -e $root/$path || -L $root/$path ]] || continue
+  files+=("$path")
+done < <(list_files)
+[[ ${#files[@]} -gt 0 ]] || fail "found no files to export in $root"
+
+mkdir -p "$dest"
+# tar keeps modes (scripts stay executable) and symbolic links as they are.
+printf '%s\0' "${files[@]}" |
+  tar -C "$root" --null --no-recursion -T - -cf - | tar -C "$dest" -xf -
+
+echo "Student edition written to $dest (${#files[@]} files, no answers); there, run scripts/check.sh to see where each stage stands."
