@@ -201,7 +201,7 @@ def classify_suite(text, failed, source=None):
 
 def judge_suite(code, text, report, log, source=None):
     if code is None:
-        return Verdict("tests", False, "제한 시간 안에 끝나지 않음", "tests.timeout", log)
+        return Verdict("tests", False, "제한 시간 안에 끝나지 않음 (멈춘 커널)", "tests.timeout", log)
     if report is None:
         key = classify_suite(text, [], source)
         key = "tests.crash" if key == "tests.wrong" else key
