@@ -4,8 +4,8 @@
 // included) did not report there:
 // - a warp intrinsic (__shfl_*_sync, __syncwarp) called from a lane outside its mask;
 // - a __syncthreads() that only some threads of the block reach (inside an `if`).
-// Each prints one line naming the file and line, which the student check reads; a bad
-// shuffle also returns NaN, so the sum cannot come out right.
+// Each prints one line naming the file and line, which the student check reads, and fails
+// the test that ran it; a bad shuffle also returns NaN, so the sum cannot come out right.
 #pragma once
 
 // Headers that declare their own overloads of these intrinsics come first, before the
@@ -97,6 +97,19 @@ __device__ __forceinline__ void syncthreads(const char* file, int line) {
 }
 
 }  // namespace reduce_sync_checks
+
+// For the test suite (tests/gpu/stage_suite.cpp, which declares this weak so the answers'
+// suites link without it): whether a misuse was reported since the last call. Clears the
+// flag, so each test reports its own.
+extern "C" int reduce_sync_checks_take_report() {
+  unsigned int flag = 0;
+  if (cudaMemcpyFromSymbol(&flag, reduce_sync_checks::reported, sizeof flag) != cudaSuccess) {
+    return 0;  // a broken context: the test has failed on that already
+  }
+  const unsigned int cleared = 0;
+  cudaMemcpyToSymbol(reduce_sync_checks::reported, &cleared, sizeof cleared);
+  return flag != 0;
+}
 
 #define __shfl_down_sync(mask, value, ...) \
   ::reduce_sync_checks::shfl_down(mask, value, __FILE__, __LINE__, __VA_ARGS__)

@@ -18,6 +18,10 @@
 #include "common/runner.h"
 #include "common/stage.h"
 
+// Defined by common/sync_checks.cuh, which only the suites built from a student's file
+// include; weak, so the answers' suites link without it.
+extern "C" int reduce_sync_checks_take_report() __attribute__((weak));
+
 namespace {
 
 using namespace reduce;
@@ -87,6 +91,14 @@ class StageSuite : public ::testing::TestWithParam<unsigned> {
     const DeviceProbe probe = probe_devices();
     if (probe.count == 0) GTEST_SKIP() << "no CUDA device: " << probe.problem;
     CUDA_CHECK(cudaSetDevice(0));
+  }
+
+  void TearDown() override {
+    if (reduce_sync_checks_take_report != nullptr && reduce_sync_checks_take_report()) {
+      ADD_FAILURE() << "a __syncthreads() that not every thread reached, or a warp intrinsic "
+                       "called from a lane outside its mask: the reduce-check line above "
+                       "names the file and line";
+    }
   }
 
   unsigned block() const { return GetParam(); }
