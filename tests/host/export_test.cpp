@@ -3,6 +3,8 @@
 // into a fresh temporary folder and inspects it; a student edition has nothing to export.
 #include <gtest/gtest.h>
 
+#include "tests/shell_command.h"
+
 #include <sys/wait.h>
 
 #include <algorithm>
@@ -23,15 +25,7 @@ const fs::path kSource = REDUCE_SOURCE_DIR;
 
 std::string quoted(const fs::path& path) { return "'" + path.string() + "'"; }
 
-// Exit code of `command` run by the shell; stdout and stderr together in *output.
-int shell(const std::string& command, std::string* output) {
-  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
-  if (pipe == nullptr) return -1;
-  char buffer[512];
-  while (fgets(buffer, sizeof buffer, pipe) != nullptr) *output += buffer;
-  const int status = pclose(pipe);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
+using reduce_tests::shell;
 
 std::vector<std::string> read_lines(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
