@@ -21,7 +21,7 @@ import re
 import subprocess
 import sys
 
-from gpu_script import BIN, ROOT, require_device
+from gpu_script import BIN, ROOT, require_answers, require_device
 
 BLOCK = 256
 MAIN_N = 1 << 24
@@ -230,6 +230,7 @@ def main():
     parser.add_argument("--quick", action="store_true", help="n = 2^24 only, 5 repeats")
     parser.add_argument("--out", default=str(ROOT / "docs" / "results"))
     args = parser.parse_args()
+    require_answers("bench.py")
     require_device("bench.py", "the benchmark needs a GPU, so nothing was measured")
 
     dirs = stage_dirs()

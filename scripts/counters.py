@@ -17,7 +17,7 @@ import pathlib
 import subprocess
 import sys
 
-from gpu_script import BIN, ROOT, require_device
+from gpu_script import BIN, ROOT, require_answers, require_device
 
 N = 1 << 24
 METRICS = {
@@ -91,6 +91,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=str(ROOT / "docs" / "results"))
     args = parser.parse_args()
+    require_answers("counters.py")
     require_device("counters.py", "the counters need a GPU, so nothing was profiled")
     stages = sorted(p.name[5:7] for p in (ROOT / "answers").glob("stage[0-9][0-9]_*"))
     rows = []

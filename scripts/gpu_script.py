@@ -19,3 +19,12 @@ def require_device(script, without_gpu):
     if probe.returncode != 0:
         print(f"{script}: {probe.stdout.strip()}: {without_gpu}.", file=sys.stderr)
         sys.exit(3)
+
+
+def require_answers(script):
+    """Exits 2 with one line in the student edition, which has no answers/ to measure."""
+    if not (ROOT / "answers").is_dir():
+        print(f"{script}: error: this measures the reference answers in answers/, which the "
+              "student edition leaves out; time your own stage with scripts/run.sh --todo N",
+              file=sys.stderr)
+        sys.exit(2)

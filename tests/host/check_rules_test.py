@@ -123,6 +123,18 @@ class SuiteVerdicts(unittest.TestCase):
         self.assertEqual(check_rules.judge_suite(None, "", None, None).key, "tests.timeout")
 
 
+class BuildVerdict(unittest.TestCase):
+    def test_first_compile_error_of_the_students_file_is_quoted(self):
+        log = ('/x/common/launch.h(3): warning: something\n'
+               '/x/stages/stage07_interleaved/todo.cu(21): error: identifier "sdat" is undefined\n'
+               '/x/stages/stage07_interleaved/todo.cu(30): error: expected a ";"\n')
+        verdict = check_rules.judge_build(log, "/x/stages/stage07_interleaved/todo.cu", None)
+        self.assertFalse(verdict.ok)
+        self.assertEqual(verdict.key, "build")
+        self.assertIn("21", verdict.detail)
+        self.assertIn('identifier "sdat" is undefined', verdict.detail)
+
+
 class Hints(unittest.TestCase):
     def test_every_key_the_corpus_expects_has_a_hint(self):
         for patch in (ROOT / "tests" / "mistakes").glob("stage*/*.patch"):
