@@ -7,22 +7,27 @@
 #   scripts/test.sh --todo       the GPU tests against every template (they fail until the
 #                                TODO blocks are filled in)
 #   scripts/test.sh --todo 7     the same for stage 7's template only
+#   --verbose                    also print ctest's own output as it runs
 #
+# Prints one line per test label (passed, failed, skipped and why), every failure in full
+# and a closing count; ctest's own output is kept in build/ctest.log either way.
 # Exit code: ctest's (0 when every test that ran passed), 2 for bad arguments.
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 
 preset=default
 filter=()
+verbose=0
 while [[ $# -gt 0 ]]; do
   case $1 in
     --todo) preset=todo ;;
-    -h | --help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --verbose) verbose=1 ;;
+    -h | --help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     [0-9] | [0-9][0-9])
       [[ $preset == todo ]] || { echo "test.sh: error: a stage number goes after --todo, e.g. scripts/test.sh --todo 7" >&2; exit 2; }
       stage_dir_name "$(printf '%02d' $((10#$1)))" >/dev/null || { echo "test.sh: error: there is no stage $((10#$1)); the stages are: $(all_stages | tr '\n' ' ')" >&2; exit 2; }
       filter=(-R "^stage$(printf '%02d' $((10#$1)))_todo\\.") ;;
-    *) echo "test.sh: error: unknown argument '$1'; use --todo [stage number] or nothing" >&2; exit 2 ;;
+    *) echo "test.sh: error: unknown argument '$1'; use --todo [stage number], --verbose or nothing" >&2; exit 2 ;;
   esac
   shift
 done
@@ -34,4 +39,23 @@ configure_and_build
 if ! probe_device; then
   echo "The GPU tests will be reported as skipped: they need a CUDA device."
 fi
-ctest --preset "$preset" "${filter[@]}"
+log=build/ctest.log
+junit=$PWD/build/ctest-junit.xml
+rm -f "$junit"
+echo "Running the tests (ctest --preset $preset${filter[*]:+ ${filter[*]}}) ..."
+set +e
+if [[ $verbose == 1 ]]; then
+  ctest --preset "$preset" "${filter[@]}" --output-junit "$junit" 2>&1 | tee "$log"
+  rc=${PIPESTATUS[0]}
+else
+  ctest --preset "$preset" "${filter[@]}" --output-junit "$junit" >"$log" 2>&1
+  rc=$?
+fi
+set -e
+if [[ -f $junit ]]; then
+  python3 scripts/test_summary.py "$junit"
+else
+  tail -n 20 "$log"
+fi
+echo "ctest's own output: $log"
+exit "$rc"
