@@ -31,6 +31,17 @@ std::string range_error(std::string_view name, unsigned long long lo, unsigned l
   return msg.str();
 }
 
+bool takes_value(std::string_view name) {
+  for (std::string_view known : {"--n", "--block", "--seed", "--repeat", "--device"}) {
+    if (name == known) return true;
+  }
+  return false;
+}
+
+std::string unknown_option(std::string_view name) {
+  return "unknown option '" + std::string(name) + "'; run with --help to see the options";
+}
+
 // Applies one option's value; returns an error line or "".
 std::string apply(std::string_view name, std::string_view value, Options* opt) {
   unsigned long long v = 0;
@@ -55,7 +66,7 @@ std::string apply(std::string_view name, std::string_view value, Options* opt) {
     }
     opt->device = static_cast<int>(v);
   } else {
-    return "unknown option '" + std::string(name) + "'; run with --help to see the options";
+    return unknown_option(name);
   }
   return "";
 }
@@ -85,6 +96,9 @@ ParsedOptions parse_options(int argc, const char* const* argv) {
     if (eq != std::string_view::npos) {
       name = arg.substr(0, eq);
       value = arg.substr(eq + 1);
+    } else if (!takes_value(name)) {
+      parsed.error = unknown_option(name);
+      return parsed;
     } else if (i + 1 < argc) {
       value = argv[++i];
     } else {

@@ -15,8 +15,10 @@ std::string check_size(SizeRule rule, int stage_number, std::size_t n, unsigned 
   const std::size_t above = below + block;
   std::ostringstream msg;
   msg << "--n " << n << " is not a multiple of --block " << block << ": stage "
-      << stage_number << " reduces whole blocks only; use --n " << above;
-  if (below > 0) msg << " or --n " << below;
+      << stage_number << " reduces whole blocks only; use --n ";
+  // Suggest only sizes the options accept: at least one block, at most kMaxN.
+  if (above <= kMaxN) msg << above << (below > 0 ? " or --n " : "");
+  if (below > 0) msg << below;
   return msg.str();
 }
 

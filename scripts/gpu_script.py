@@ -1,11 +1,14 @@
 """What the GPU-only Python scripts (bench.py, counters.py) share: where the build is, and
 stopping with one line when there is no CUDA device to measure on."""
+import os
 import pathlib
 import subprocess
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-BIN = ROOT / "build" / "bin"
+# The build folder: REDUCE_BUILD_DIR when set (a build configured elsewhere), else build/,
+# where scripts/bench.sh and counters.sh make it.
+BIN = pathlib.Path(os.environ.get("REDUCE_BUILD_DIR", ROOT / "build")).resolve() / "bin"
 
 
 def require_device(script, without_gpu):

@@ -111,6 +111,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadOption{{"--n"}, "--n", "needs a value"},
         BadOption{{"--block"}, "--block", "needs a value"},
         BadOption{{"--size", "10"}, "--size", "--help"},
+        BadOption{{"--bogus"}, "unknown option '--bogus'", "--help"},
+        BadOption{{"--n", "1024", "--bogus"}, "unknown option '--bogus'", "--help"},
         BadOption{{"1024"}, "1024", "--n 16777216"}));
 
 }  // namespace

@@ -42,6 +42,13 @@ TEST(StageRules, FewerElementsThanOneBlock) {
   EXPECT_NE(check_size(SizeRule::kMultipleOfBlock, 8, (1u << 24) + 1, 256), "");
 }
 
+TEST(StageRules, NeverSuggestsASizeAboveTheLargest) {
+  // 2147483647 / 1024 rounds up to 2147483648, one past the largest --n.
+  const std::string msg = check_size(SizeRule::kMultipleOfBlock, 7, reduce::kMaxN, 1024);
+  EXPECT_EQ(msg.find("2147483648"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("--n 2147482624"), std::string::npos) << msg;
+}
+
 TEST(StageRules, AnyLengthTakesEverything) {
   for (std::size_t n : {1u, 2u, 31u, 33u, 257u, 16777217u}) {
     EXPECT_EQ(check_size(SizeRule::kAnyLength, 9, n, 1024), "") << n;
