@@ -421,6 +421,10 @@ def main(argv):
     except KeyboardInterrupt:
         print("check.sh: interrupted", file=sys.stderr)
         return 130
+    except OSError as error:  # a tool that is not installed, a file that vanished
+        print(f"check.sh: error: {error.strerror or error}: {error.filename or ''}; is CMake "
+              "installed and the CUDA toolkit on PATH?", file=sys.stderr)
+        return 4
 
 
 if __name__ == "__main__":
