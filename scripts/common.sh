@@ -1,6 +1,12 @@
-# Shared by run.sh and test.sh: configure and build once, quietly unless something fails.
+# Shared by the scripts: configure and build once, quietly unless something fails.
+# The build folder is build/ (the CMake presets' folder) unless REDUCE_BUILD_DIR names
+# another, e.g. REDUCE_BUILD_DIR=out for a build made by `cmake -S . -B out`.
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
+build_dir=${REDUCE_BUILD_DIR:-build}
+build_dir=${build_dir%/}
+export REDUCE_BUILD_DIR=$build_dir  # the Python scripts read it too
+uses_presets() { [[ $(cd "$build_dir" 2>/dev/null && pwd -P) == "$root/build" || $build_dir == build ]]; }
 
 quietly() {
   local log
@@ -15,9 +21,33 @@ quietly() {
 }
 
 configure_and_build() {
-  echo "Configuring and building (cmake --preset default; cmake --build --preset default) ..."
-  quietly cmake --preset default
-  quietly cmake --build --preset default
+  if uses_presets; then
+    echo "Configuring and building (cmake --preset default; cmake --build --preset default) ..."
+    quietly cmake --preset default
+    quietly cmake --build --preset default
+  else
+    echo "Configuring and building in $build_dir (cmake -S . -B $build_dir; cmake --build $build_dir) ..."
+    [[ -f $build_dir/CMakeCache.txt ]] || quietly cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release
+    quietly cmake --build "$build_dir" -j 8
+  fi
+}
+
+# ctest with one of the presets' test selections (default, todo, mistakes), in whichever
+# build folder is in use; further arguments go to ctest.
+run_ctest() {
+  local preset=$1
+  shift
+  if uses_presets; then
+    ctest --preset "$preset" "$@"
+    return
+  fi
+  local selection
+  case $preset in
+    default) selection=(-LE 'todo|mistakes' --output-on-failure) ;;
+    todo) selection=(-L todo) ;;
+    mistakes) selection=(-L mistakes --output-on-failure) ;;
+  esac
+  ctest --test-dir "$build_dir" "${selection[@]}" --no-tests=error -j 8 "$@"
 }
 
 # The student edition (scripts/export_student.sh) ships without answers/, so only the
@@ -28,7 +58,7 @@ student_edition() {
 
 # Prints the probe's line; returns 0 when a CUDA device is present.
 probe_device() {
-  build/bin/reduce_probe
+  "$build_dir"/bin/reduce_probe
 }
 
 # Two-digit stage numbers that exist in stages/, sorted.

@@ -20,28 +20,28 @@ verdict() {  # verdict NAME OK?
   if [[ $2 == 0 ]]; then echo "PASS  $1"; else echo "FAIL  $1"; failures=$((failures + 1)); fi
 }
 
-ctest --preset default >build/gpu_check_tests.log 2>&1
+run_ctest default >"$build_dir"/gpu_check_tests.log 2>&1
 tests_rc=$?
-verdict "test suite: $(grep -E 'tests passed' build/gpu_check_tests.log)" $tests_rc
+verdict "test suite: $(grep -E 'tests passed' "$build_dir"/gpu_check_tests.log)" $tests_rc
 
-ctest --preset todo >build/gpu_check_todo.log 2>&1
+run_ctest todo >"$build_dir"/gpu_check_todo.log 2>&1
 todo_rc=$?
-crashes=$(grep -cE 'Exception|SEGFAULT|Timeout|Child aborted' build/gpu_check_todo.log)
-verdict "todo suite fails cleanly: $(grep -E 'tests passed' build/gpu_check_todo.log), $crashes crashes" \
+crashes=$(grep -cE 'Exception|SEGFAULT|Timeout|Child aborted' "$build_dir"/gpu_check_todo.log)
+verdict "todo suite fails cleanly: $(grep -E 'tests passed' "$build_dir"/gpu_check_todo.log), $crashes crashes" \
   $(( (todo_rc != 0 && crashes == 0) ? 0 : 1 ))
 
-scripts/run.sh >build/gpu_check_run.log 2>&1
+scripts/run.sh >"$build_dir"/gpu_check_run.log 2>&1
 run_rc=$?
 verdict "every answer matches (scripts/run.sh)" $run_rc
 
-python3 scripts/check.py --answers --jobs 8 >build/gpu_check_answers.log 2>&1
+python3 scripts/check.py --answers --build-dir "$build_dir" --jobs 8 >"$build_dir"/gpu_check_answers.log 2>&1
 answers_rc=$?
-grep -E '^(---|✅|❌)' build/gpu_check_answers.log
-verdict "student check on every answer: $(grep -c '^✅' build/gpu_check_answers.log) checks passed, $(grep -c '^❌' build/gpu_check_answers.log) failed" $answers_rc
+grep -E '^(---|✅|❌)' "$build_dir"/gpu_check_answers.log
+verdict "student check on every answer: $(grep -c '^✅' "$build_dir"/gpu_check_answers.log) checks passed, $(grep -c '^❌' "$build_dir"/gpu_check_answers.log) failed" $answers_rc
 
-ctest --preset mistakes >build/gpu_check_mistakes.log 2>&1
+run_ctest mistakes >"$build_dir"/gpu_check_mistakes.log 2>&1
 mistakes_rc=$?
-verdict "known-wrong corpus: $(grep -E 'tests passed' build/gpu_check_mistakes.log)" $mistakes_rc
+verdict "known-wrong corpus: $(grep -E 'tests passed' "$build_dir"/gpu_check_mistakes.log)" $mistakes_rc
 
-sed -n '/^Summary/,$p' build/gpu_check_run.log
+sed -n '/^Summary/,$p' "$build_dir"/gpu_check_run.log
 exit $(( failures > 0 ))

@@ -51,9 +51,9 @@ worst=0
 for s in "${stages[@]}"; do
   name=$(stage_dir_name "$s")
   echo
-  echo "=== ${name}${suffix:+ (your template)}: build/bin/stage${s}${suffix} ${stage_args[*]:-} ==="
+  echo "=== ${name}${suffix:+ (your template)}: $build_dir/bin/stage${s}${suffix} ${stage_args[*]:-} ==="
   set +e
-  output=$(build/bin/stage"$s""$suffix" "${stage_args[@]}" 2>&1)
+  output=$("$build_dir"/bin/stage"$s""$suffix" "${stage_args[@]}" 2>&1)
   code=$?
   set -e
   echo "$output"

@@ -11,6 +11,7 @@
 #
 # Prints one line per test label (passed, failed, skipped and why), every failure in full
 # and a closing count; ctest's own output is kept in build/ctest.log either way.
+# REDUCE_BUILD_DIR=DIR uses a build in DIR instead of build/.
 # Exit code: ctest's (0 when every test that ran passed), 2 for bad arguments.
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
@@ -39,16 +40,16 @@ configure_and_build
 if ! probe_device; then
   echo "The GPU tests will be reported as skipped: they need a CUDA device."
 fi
-log=build/ctest.log
-junit=$PWD/build/ctest-junit.xml
+log=$build_dir/ctest.log
+junit=$(cd "$build_dir" && pwd)/ctest-junit.xml
 rm -f "$junit"
-echo "Running the tests (ctest --preset $preset${filter[*]:+ ${filter[*]}}) ..."
+echo "Running the $preset tests${filter[*]:+ (${filter[*]})} in $build_dir ..."
 set +e
 if [[ $verbose == 1 ]]; then
-  ctest --preset "$preset" "${filter[@]}" --output-junit "$junit" 2>&1 | tee "$log"
+  run_ctest "$preset" "${filter[@]}" --output-junit "$junit" 2>&1 | tee "$log"
   rc=${PIPESTATUS[0]}
 else
-  ctest --preset "$preset" "${filter[@]}" --output-junit "$junit" >"$log" 2>&1
+  run_ctest "$preset" "${filter[@]}" --output-junit "$junit" >"$log" 2>&1
   rc=$?
 fi
 set -e
