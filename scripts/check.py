@@ -27,6 +27,7 @@ import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import check_rules  # noqa: E402  (the hint texts and the failure classification)
+from todo_markers import code_by_block as todo_blocks  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 SANITIZERS = ("memcheck", "racecheck", "synccheck", "initcheck")
@@ -55,21 +56,6 @@ def stage_dir(number):
     raise Stop(f"check.sh: error: there is no stage {number}; the stages are: {known}", 2)
 
 
-def todo_blocks(source_text):
-    """{block number: [code lines]} for every TODO block; comments and blanks dropped."""
-    blocks, current = {}, None
-    for line in source_text.splitlines():
-        begin = re.search(r"// =+ TODO (\d+) of \d+: BEGIN", line)
-        if begin:
-            current = int(begin.group(1))
-            blocks[current] = []
-        elif re.search(r"// =+ TODO \d+ of \d+: END", line):
-            current = None
-        elif current is not None and line.strip() and not line.strip().startswith("//"):
-            blocks[current].append(line)
-    return blocks
-
-
 def sanitizer_configs(source_text):
     """(label, n, block) runs that expose edge cases: odd n, n below one block, blocks of
     32 and 1024. Stages whose n must be a whole number of blocks get whole blocks."""
@@ -81,16 +67,23 @@ def sanitizer_configs(source_text):
 
 
 # ---------------------------------------------------------------------------- results
-Result = check_rules.Verdict
+Verdict = check_rules.Verdict
 
 
-def print_result(result, stage, hints):
+def say(line):
+    print(line, flush=True)
+
+
+def silent(_line):
+    pass
+
+
+def verdict_line(result, hints):
     if result.ok:
-        print(f"✅ {check_rules.LABELS[result.name]}: {result.detail}", flush=True)
-        return
+        return f"✅ {check_rules.LABELS[result.name]}: {result.detail}"
     hint = check_rules.hint_text(hints, result.key)
     log = f" · 로그: {relative(result.log)}" if result.log else ""
-    print(f"❌ {check_rules.LABELS[result.name]}: {result.detail} — {hint}{log}", flush=True)
+    return f"❌ {check_rules.LABELS[result.name]}: {result.detail} — {hint}{log}"
 
 
 def relative(path):
@@ -140,7 +133,7 @@ def run_sanitizer(tool, exe, source, configs, out_dir):
         verdict = check_rules.judge_sanitizer(tool, code, text, source, label, log)
         if not verdict.ok:
             return verdict
-    return Result(tool, True, check_rules.SANITIZER_PASS[tool])
+    return Verdict(tool, True, check_rules.SANITIZER_PASS[tool])
 
 
 def sanitizer_path():
@@ -157,19 +150,19 @@ def sanitizer_path():
 
 
 def check_built(stage, source, exe, suite, out_dir, jobs, expect=None, hints=None,
-                suite_timeout=SUITE_TIMEOUT_S):
-    """Runs the GPU tests, then the sanitizers (in parallel), printing each verdict in a
-    fixed order. With `expect` a failure key, stops as soon as that key shows."""
+                suite_timeout=SUITE_TIMEOUT_S, show=say):
+    """Runs the GPU tests, then the sanitizers (in parallel), handing each verdict's line
+    to `show` in a fixed order. With `expect` a failure key, stops as soon as it shows."""
     out_dir.mkdir(parents=True, exist_ok=True)
     source_text = pathlib.Path(source).read_text(encoding="utf-8", errors="replace")
     hints = hints if hints is not None else check_rules.load_hints(stage_dir(stage))
     results = [run_suite(suite, source, out_dir, suite_timeout)]
-    print_result(results[0], stage, hints)
+    show(verdict_line(results[0], hints))
     if expect and results[0].key and check_rules.key_matches(results[0].key, expect):
         return results
     if results[0].key == "tests.timeout":
         # A kernel that never finishes would hang each tool the same way.
-        print("⏭  sanitizer 검사는 건너뜁니다: 테스트가 끝나지 않아 도구도 끝나지 않습니다.", flush=True)
+        show("⏭  sanitizer 검사는 건너뜁니다: 테스트가 끝나지 않아 도구도 끝나지 않습니다.")
         return results
     configs = sanitizer_configs(source_text)
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
@@ -178,7 +171,7 @@ def check_built(stage, source, exe, suite, out_dir, jobs, expect=None, hints=Non
         for future in futures:
             result = future.result()
             results.append(result)
-            print_result(result, stage, hints)
+            show(verdict_line(result, hints))
             if expect and result.key and check_rules.key_matches(result.key, expect):
                 for other in futures:
                     other.cancel()
@@ -215,7 +208,7 @@ def cmake_build(build_dir, targets, log):
 
 def build_result(ok, text, source, log):
     if ok:
-        return Result("build", True, "컴파일 성공")
+        return Verdict("build", True, "컴파일 성공")
     return check_rules.judge_build(text, source, log)
 
 
@@ -252,21 +245,15 @@ def student_check(number, args, quiet=False):
     suite = args.build_dir / "bin" / f"todo_stage{number:02d}_tests"
     ok, log_text = cmake_build(args.build_dir, [exe.name, suite.name], out_dir / "build.log")
     results = [build_result(ok, log_text, source, out_dir / "build.log")]
-    if not quiet:
-        print_result(results[0], number, hints)
+    show = silent if quiet else say
+    show(verdict_line(results[0], hints))
     if not ok:
         return "fail", results
     digest = source_digest(source, exe, suite, *check_rules.rule_files(directory))
     cached = load_cache(out_dir, digest) if quiet else None
     if cached:
         return cached
-    with open(os.devnull, "w", encoding="utf-8") as sink:
-        saved = sys.stdout
-        sys.stdout = sink if quiet else saved
-        try:
-            results += check_built(number, source, exe, suite, out_dir, args.jobs, hints=hints)
-        finally:
-            sys.stdout = saved
+    results += check_built(number, source, exe, suite, out_dir, args.jobs, hints=hints, show=show)
     status = "pass" if all(r.ok for r in results) else "fail"
     save_result(out_dir, number, source, status, results, digest)
     return status, results
@@ -279,7 +266,7 @@ def load_cache(out_dir, digest):
     saved = json.loads(path.read_text())
     if saved.get("digest") != digest:
         return None
-    results = [Result(r["name"], r["ok"], r["detail"], r["key"], r["log"]) for r in saved["checks"]]
+    results = [Verdict(r["name"], r["ok"], r["detail"], r["key"], r["log"]) for r in saved["checks"]]
     return saved["status"], results
 
 

@@ -10,6 +10,8 @@ import math
 import pathlib
 import re
 
+from todo_markers import block_of_line
+
 LABELS = {
     "build": "빌드",
     "tests": "GPU 테스트",
@@ -72,7 +74,7 @@ GENERIC = {
 
 
 class Verdict:
-    """Duck-typed like check.Result (kept here so this module imports nothing back)."""
+    """One check's verdict: `key` names the failure for the hint table (None when it passed)."""
 
     def __init__(self, name, ok, detail="", key=None, log=None):
         self.name, self.ok, self.detail, self.key, self.log = name, ok, detail, key, log
@@ -165,7 +167,7 @@ def sync_check_key(text, source):
     key = "tests.barrier" if match.group(1) == "__syncthreads" else "tests.mask"
     if source and pathlib.Path(match.group(2)).name == pathlib.Path(source).name:
         source_text = pathlib.Path(source).read_text(encoding="utf-8", errors="replace")
-        block = todo_block_of_line(source_text, int(match.group(3)))
+        block = block_of_line(source_text, int(match.group(3)))
         key += f".todo{block}" if block else ""
     return key
 
@@ -222,19 +224,6 @@ def judge_suite(code, text, report, log, source=None):
 
 
 # ---------------------------------------------------------------------------- sanitizers
-def todo_block_of_line(source_text, line_number):
-    current = None
-    for number, line in enumerate(source_text.splitlines(), start=1):
-        begin = re.search(r"// =+ TODO (\d+) of \d+: BEGIN", line)
-        if begin:
-            current = int(begin.group(1))
-        elif re.search(r"// =+ TODO \d+ of \d+: END", line):
-            current = None
-        if number == line_number:
-            return current
-    return None
-
-
 def report_locations(text, source):
     """(line, TODO block) for every report line that points into the student's file, in
     the order the tool printed them. The tools print the file's base name."""
@@ -244,7 +233,7 @@ def report_locations(text, source):
     for match in re.finditer(r" in (?:\S*/)?([^/\s:]+):(\d+)", text):
         if match.group(1) == name:
             line = int(match.group(2))
-            found.append((line, todo_block_of_line(source_text, line)))
+            found.append((line, block_of_line(source_text, line)))
     return found
 
 

@@ -6,7 +6,8 @@ cd "$root"
 build_dir=${REDUCE_BUILD_DIR:-build}
 build_dir=${build_dir%/}
 export REDUCE_BUILD_DIR=$build_dir  # the Python scripts read it too
-uses_presets() { [[ $(cd "$build_dir" 2>/dev/null && pwd -P) == "$root/build" || $build_dir == build ]]; }
+# The presets' folder is build/; any other folder is configured and tested directly.
+uses_presets() { [[ $build_dir == build || $build_dir == "$root/build" ]]; }
 
 quietly() {
   local log

@@ -8,25 +8,9 @@ checks that). Comment lines inside a TODO block are the student's hints and are 
     scripts/make_template.py stage11_unroll_last_warp
 """
 import pathlib
-import re
 import sys
 
-BEGIN = re.compile(r"// =+ TODO \d+ of \d+: BEGIN =+")
-END = re.compile(r"// =+ TODO \d+ of \d+: END =+")
-
-
-def strip_todo_code(answer: str) -> str:
-    out, inside = [], False
-    for line in answer.split("\n"):
-        if BEGIN.search(line):
-            inside = True
-        elif END.search(line):
-            inside = False
-        elif inside and not line.strip().startswith("//"):
-            continue
-        out.append(line)
-    return "\n".join(out)
-
+from todo_markers import without_block_code
 
 def main() -> int:
     if len(sys.argv) != 2:
@@ -40,7 +24,7 @@ def main() -> int:
         return 2
     template = root / "stages" / name / "todo.cu"
     template.parent.mkdir(parents=True, exist_ok=True)
-    template.write_text(strip_todo_code(answer.read_text()))
+    template.write_text(without_block_code(answer.read_text()))
     print(f"wrote {template.relative_to(root)}")
     return 0
 

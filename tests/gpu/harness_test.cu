@@ -2,9 +2,6 @@
 // and memory checks give one-line errors, and the stage executables work end to end.
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
-
-#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <regex>
@@ -15,6 +12,7 @@
 #include "common/input.h"
 #include "common/reference.h"
 #include "common/runner.h"
+#include "tests/shell_command.h"
 
 namespace fs = std::filesystem;
 
@@ -99,14 +97,7 @@ TEST(CudaCheck, ErrorNamesTheCallFileAndLine) {
 
 // --- the stage executables, end to end ---
 
-int run(const std::string& command, std::string* output) {
-  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
-  if (pipe == nullptr) return -1;
-  char buffer[512];
-  while (fgets(buffer, sizeof buffer, pipe) != nullptr) *output += buffer;
-  const int status = pclose(pipe);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
+using reduce_tests::shell;
 
 // A student edition has no answers/: its executables are the templates, stageNN_todo.
 bool student_edition() { return !fs::exists(fs::path(REDUCE_SOURCE_DIR) / "answers"); }
@@ -132,7 +123,7 @@ TEST_F(Harness, AnswersPrintTheCourseReportAndExitZero) {
   if (student_edition()) GTEST_SKIP() << "student edition: no answers/ to run";
   for (const std::string& number : stage_numbers()) {
     std::string out;
-    const int code = run(stage_binary(number) + " --n 65536 --repeat 3", &out);
+    const int code = shell(stage_binary(number) + " --n 65536 --repeat 3", &out);
     EXPECT_EQ(code, 0) << out;
     const std::string stage = std::to_string(std::stoi(number));
     const std::regex report(
@@ -148,7 +139,7 @@ TEST_F(Harness, AnswersPrintTheCourseReportAndExitZero) {
 TEST_F(Harness, MissingDeviceExitsTwo) {
   for (const std::string& number : stage_numbers()) {
     std::string out;
-    const int code = run(stage_binary(number) + " --device 63", &out);
+    const int code = shell(stage_binary(number) + " --device 63", &out);
     EXPECT_EQ(code, 2) << out;
     EXPECT_NE(out.find("--device 63 does not exist"), std::string::npos) << out;
   }

@@ -5,7 +5,6 @@
 
 #include "tests/shell_command.h"
 
-#include <sys/wait.h>
 
 #include <algorithm>
 #include <cstdio>

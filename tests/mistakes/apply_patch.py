@@ -7,11 +7,13 @@ their line numbers, so an entry survives edits elsewhere in the answer.
     apply_patch.py --verify ROOT          check every entry under ROOT/tests/mistakes
 """
 import pathlib
-import re
 import sys
 
+# The TODO-block reader the student check uses, so both agree on what a block is.
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "scripts"))
+from todo_markers import outside_blocks  # noqa: E402
+
 HEADERS = ("Mistake", "Expect")
-TODO_MARK = re.compile(r"// =+ TODO \d+ of \d+: (BEGIN|END)")
 
 
 def parse(patch_text):
@@ -62,18 +64,6 @@ def find(lines, block, start):
     return None
 
 
-def outside_todo(text):
-    kept, inside = [], False
-    for line in text.split("\n"):
-        mark = TODO_MARK.search(line)
-        if mark:
-            inside = mark.group(1) == "BEGIN"
-            kept.append(line)
-        elif not inside:
-            kept.append(line)
-    return kept
-
-
 def verify(root):
     """Every entry: headers present, applies cleanly, changes something, and only inside
     TODO blocks (students edit nothing else)."""
@@ -92,7 +82,7 @@ def verify(root):
             wrong = apply(original, hunks)
             if wrong == original:
                 raise ValueError("the patch changes nothing")
-            if outside_todo(wrong) != outside_todo(original):
+            if outside_blocks(wrong) != outside_blocks(original):
                 raise ValueError("the patch changes lines outside the TODO blocks")
         except (OSError, ValueError) as error:
             problems.append(f"{patch.relative_to(root)}: {error}")
