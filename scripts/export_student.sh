@@ -2,7 +2,7 @@
 # Writes the student edition of the course into DIR: everything a student needs, nothing
 # that gives a solution away (answers/, the known-wrong corpus tests/mistakes/ whose patches
 # are written against the answers, common/block_reduce_warp.cuh which is stage 12's solution,
-# the instructor's scripts/gpu_check.sh) and no build output.
+# the instructor's scripts/gpu_check.sh) and no build output, whatever the build folder's name.
 #
 #   scripts/export_student.sh DIR     DIR must not exist or be empty
 #
@@ -51,11 +51,25 @@ if [[ -e $dest ]]; then
   [[ -z $(ls -A "$dest") ]] || fail "'$dest' is not empty; give a new or empty folder"
 fi
 
+# Build folders wherever they are (cmake -B out puts one outside .gitignore), known by the
+# CMakeCache.txt every CMake build folder holds; they carry copies of the answers.
+build_dirs=()
+while IFS= read -r -d '' cache; do
+  [[ $cache == */CMakeCache.txt ]] && build_dirs+=("${cache%CMakeCache.txt}")
+done < <(cd "$root" && find . -path ./.git -prune -o -name CMakeCache.txt -type f -printf '%P\0')
+
+in_build_dir() {
+  local dir
+  for dir in "${build_dirs[@]}"; do [[ $1 == "$dir"* ]] && return 0; done
+  return 1
+}
+
 # The list is taken before DIR gets anything, so a DIR inside the course is not copied into
 # itself. A path git still lists but that was deleted on disk is skipped.
 files=()
 while IFS= read -r -d '' path; do
   withheld "$path" && continue
+  in_build_dir "$path" && continue
   [[ -e $root/$path || -L $root/$path ]] || continue
   files+=("$path")
 done < <(list_files)

@@ -5,7 +5,6 @@
 
 #include "tests/shell_command.h"
 
-
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -15,6 +14,8 @@
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 namespace fs = std::filesystem;
 
@@ -141,6 +142,28 @@ TEST_F(Export, ConfiguresWithCMakeOnItsOwn) {
       quoted(dir_) + " -B " + quoted(dir_ / "build") + " -DCMAKE_CUDA_ARCHITECTURES=75";
   std::string output;
   EXPECT_EQ(shell(command, &output), 0) << output;
+}
+
+// `cmake -B out` leaves a build folder that .gitignore does not know; its copies of the
+// answers must stay behind all the same.
+TEST(ExportBuildFolders, LeavesOutABuildFolderOfAnyName) {
+  if (REDUCE_STUDENT_EDITION) GTEST_SKIP() << "this is the student edition: nothing to leave out";
+  const fs::path build = kSource / ("export_test_build_" + std::to_string(getpid()));
+  std::string name = (fs::temp_directory_path() / "reduce_export_XXXXXX").string();
+  ASSERT_NE(mkdtemp(name.data()), nullptr) << "cannot create a temporary folder";
+  const fs::path dest = name;
+  fs::create_directories(build / "answers");
+  std::ofstream(build / "CMakeCache.txt") << "# CMake cache\n";
+  std::ofstream(build / "answers" / "todo.cu") << "// a copied answer\n";
+  std::string output;
+  const int code =
+      shell(quoted(kSource / "scripts" / "export_student.sh") + " " + quoted(dest), &output);
+  std::error_code ignored;
+  fs::remove_all(build, ignored);
+  EXPECT_EQ(code, 0) << output;
+  EXPECT_TRUE(fs::exists(dest / "scripts" / "check.sh")) << output;
+  EXPECT_FALSE(fs::exists(dest / build.filename())) << output;
+  fs::remove_all(dest, ignored);
 }
 
 }  // namespace
