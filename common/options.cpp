@@ -85,6 +85,10 @@ ParsedOptions parse_options(int argc, const char* const* argv) {
       parsed.options.csv = true;
       continue;
     }
+    if (arg == "--dirty-l2") {
+      parsed.options.dirty_l2 = true;
+      continue;
+    }
     if (arg.substr(0, 2) != "--") {
       parsed.error = "unexpected argument '" + std::string(arg) +
                      "'; options look like --n 16777216 (run with --help)";
@@ -124,6 +128,9 @@ std::string usage(const std::string& program, int stage_number, SizeRule sizes) 
       << "  --repeat R   timed runs, 1 to " << kMaxRepeat << "; the median is reported (default 20)\n"
       << "  --device D   CUDA device index (default 0)\n"
       << "  --csv        print one line of " << kCsvHeader << " instead of the report\n"
+      << "  --dirty-l2   start each timed run with the L2 full of dirty lines (a write-only\n"
+      << "               flush) instead of clean (the default: nothing of the input in L2,\n"
+      << "               nothing left to write back)\n"
       << "  --help       this text\n\n"
       << "Exit codes: 0 matches the reference, 1 does not match, 2 bad option,\n"
       << "            3 no CUDA device, 4 CUDA error.\n";

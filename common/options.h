@@ -18,6 +18,7 @@ struct Options {
   int device = 0;
   bool help = false;
   bool csv = false;  // one machine-readable line instead of the report (for the benchmark)
+  bool dirty_l2 = false;  // time after a write-only L2 flush (CacheState::kDirty)
 };
 
 inline constexpr int kMaxRepeat = 1000;

@@ -85,8 +85,9 @@ RunOutput StageRunner::run(unsigned block) {
   return finish(values);
 }
 
-Timing StageRunner::time(unsigned block, int repeat) {
+Timing StageRunner::time(unsigned block, int repeat, CacheState cache) {
   Timing timing{};
+  l2_.set_state(cache);
   timing.warmup = run(block);  // loads the module and warms clocks outside the timing
   DeviceValues values{};
   timing.median_ms = median_event_ms(

@@ -17,7 +17,7 @@ struct RunOutput {
 };
 
 struct Timing {
-  double median_ms;  // of the timed runs, each after an L2 flush
+  double median_ms;  // of the timed runs, each after the L2 was put into its state
   RunOutput warmup;  // the untimed first run
   RunOutput last;    // the last timed run
 };
@@ -36,7 +36,7 @@ class StageRunner {
   std::vector<float> download_input() const;
 
   RunOutput run(unsigned block);
-  Timing time(unsigned block, int repeat);
+  Timing time(unsigned block, int repeat, CacheState cache = CacheState::kClean);
 
  private:
   // NaN into every scratch float and 2^100 into every multiprocessor's shared memory, so

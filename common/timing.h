@@ -1,5 +1,5 @@
-// Timing device work the same way everywhere: CUDA events around the work, the L2
-// flushed before each run, the median of the runs.
+// Timing device work the same way everywhere: CUDA events around the work, the L2 put
+// into a known state before each run, the median of the runs.
 #pragma once
 
 #include <algorithm>
@@ -10,22 +10,37 @@
 
 namespace reduce {
 
-// Writing twice the L2's size evicts every line a previous run left there, so each
-// timed run reads its input from device memory, as a first touch would.
+// What the L2 holds when a timed run starts.
+enum class CacheState {
+  // None of the input and no dirty lines (the default). Writing twice the L2's size
+  // evicts the input; an untimed read of another buffer that size then evicts those
+  // written lines, so their write-back to DRAM happens before the timer starts.
+  kClean,
+  // The write sweep only (--dirty-l2): the timed run starts with the L2 full of dirty
+  // lines and pays for writing them back while it reads. Kept to compare with.
+  kDirty,
+};
+
 class L2Flusher {
  public:
   L2Flusher();  // sized from the current device's L2
+  void set_state(CacheState state) { state_ = state; }
   void flush(int pass);
-  static std::size_t bytes();
+  static std::size_t bytes();  // device memory a flusher holds
 
  private:
-  DeviceBuffer<unsigned char> buffer_;
+  static std::size_t sweep_bytes();
+  CacheState state_ = CacheState::kClean;
+  DeviceBuffer<unsigned char> written_;
+  DeviceBuffer<unsigned char> read_;
+  DeviceBuffer<float> sink_;
+  int sm_count_ = 0;
 };
 
 double median(std::vector<double> values);
 
-// Runs `repeat` times: prepare() (untimed), an L2 flush, then enqueue() between two
-// events on the default stream. Returns the median elapsed milliseconds.
+// Runs `repeat` times: prepare() (untimed), the L2 put into its state, then enqueue()
+// between two events on the default stream. Returns the median elapsed milliseconds.
 template <typename Prepare, typename Enqueue>
 double median_event_ms(int repeat, L2Flusher& l2, Prepare prepare, Enqueue enqueue) {
   CudaEvent start, stop;

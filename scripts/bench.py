@@ -1,15 +1,24 @@
 #!/usr/bin/env python3
-"""Benchmarks every answer stage against CUB and a device-to-device copy.
+"""Benchmarks every answer stage against CUB and the memory's floor.
 
-Runs build/bin/stageNN, bench_cub and bench_copy with --csv on the same input (seed
-12345), at n = 2^24 and for a sweep from 2^16 to 2^28, block 256. Each executable times
-with CUDA events after a warm-up, flushes the L2 before every timed run, reports the
-median, and verifies its result after timing. Writes, under docs/results/ (or --out):
-results.csv, results.json, bandwidth.png and README.md (the results page), prints the
-table, and refreshes the stage table in the top-level README.md between its markers.
+Runs build/bin/stageNN, bench_cub, bench_read, bench_launch and bench_copy with --csv on
+the same input (seed 12345), block 256, for n = 2^10 to 2^30. Each executable times with
+CUDA events after a warm-up, reports the median of its timed runs, and verifies its result
+after timing. Before every timed run the L2 holds nothing of the input and no dirty lines
+(--dirty-l2: the L2 full of dirty lines instead, to compare).
 
-    scripts/bench.sh            (builds first; this script expects a build)
-    scripts/bench.py --quick    (n = 2^24 only, fewer repeats: a smoke test)
+The floor: floor(n) = empty launch + 4n bytes / read ceiling, where the empty launch is
+the median of bench_launch over all sizes and the read ceiling is bench_read's best
+4n / (time - empty launch) over all sizes. Every time is also given as a multiple of the
+floor (x floor) and of CUB's time at the same n (x CUB).
+
+Writes, under docs/results/ (or --out): results.csv, results.json, bandwidth.png and
+README.md (the results page); prints the table; and, for the default run, refreshes the
+tables between the bench markers of the top-level README.md and of each stage's lesson.
+
+    scripts/bench.sh                 (builds first; this script expects a build)
+    scripts/bench.py --quick         (n = 2^24 only, fewer repeats: a smoke test)
+    scripts/bench.py --sizes 20-24   (some sizes only; README and lessons left alone)
 """
 import argparse
 import csv
@@ -18,6 +27,7 @@ import json
 import os
 import pathlib
 import re
+import statistics
 import subprocess
 import sys
 
@@ -25,24 +35,24 @@ from gpu_script import BIN, ROOT, require_answers, require_device
 
 BLOCK = 256
 MAIN_N = 1 << 24
-SWEEP = [1 << k for k in range(16, 29)]
+FLOOR_CHECK_N = (1 << 24, 1 << 28)  # the sizes the capstone's distance to the floor is read at
+SWEEP = [1 << k for k in range(10, 31)]
 BASE_STAGE = "07"
-README_BEGIN = "<!-- bench:begin (written by scripts/bench.py) -->"
-README_END = "<!-- bench:end -->"
+CAPSTONE = "Stage 14"
+BASELINES = ["bench_cub", "bench_read", "bench_launch", "bench_copy"]
+BEGIN = "<!-- bench:begin (written by scripts/bench.py) -->"
+END = "<!-- bench:end -->"
 
 
 def stage_dirs():
     """{'07': 'stage07_interleaved', ...} for every stage that has an answer."""
-    found = {}
-    for path in sorted((ROOT / "answers").glob("stage[0-9][0-9]_*")):
-        found[path.name[5:7]] = path.name
-    return found
+    return {p.name[5:7]: p.name for p in sorted((ROOT / "answers").glob("stage[0-9][0-9]_*"))}
 
 
-def measure(executable, n, repeat):
+def measure(executable, n, repeat, dirty):
     """One run of an executable with --csv; returns its row as a dict."""
     command = [str(BIN / executable), "--n", str(n), "--block", str(BLOCK), "--repeat",
-               str(repeat), "--csv"]
+               str(repeat), "--csv"] + (["--dirty-l2"] if dirty else [])
     done = subprocess.run(command, capture_output=True, text=True)
     lines = [line for line in done.stdout.splitlines() if line.count(",") == 6]
     if done.returncode not in (0, 1) or not lines:
@@ -53,92 +63,152 @@ def measure(executable, n, repeat):
             "match": match == "1"}
 
 
-def run_all(names, sizes, repeat_for):
+def run_all(executables, sizes, repeat_for, dirty):
     rows = []
     for n in sizes:
-        for executable in names:
-            row = measure(executable, n, repeat_for(n))
+        for executable in executables:
+            row = measure(executable, n, repeat_for(n), dirty)
             rows.append(row)
-            print(f"  n = {n:>10}  {row['name']:<9} {row['gpu_ms'] * 1000:9.1f} us "
-                  f"{row['gbps']:8.1f} GB/s  {'ok' if row['match'] else 'MISMATCH'}",
-                  flush=True)
+            print(f"  n = 2^{n.bit_length() - 1:<2} {row['name']:<9} {row['gpu_ms'] * 1000:10.2f} us "
+                  f"{row['gbps']:8.1f} GB/s  {'ok' if row['match'] else 'MISMATCH'}", flush=True)
     return rows
 
 
-def summary_table(rows):
-    """Rows at MAIN_N with the derived columns the results page shows."""
-    at_main = [r for r in rows if r["n"] == MAIN_N]
-    by_name = {r["name"]: r for r in at_main}
-    copy, cub = by_name.get("copy"), by_name.get("CUB")
-    base = by_name.get(f"Stage {int(BASE_STAGE)}")
-    table, previous = [], None
-    for row in at_main:
-        entry = dict(row)
-        entry["pct_of_copy"] = 100.0 * row["gbps"] / copy["gbps"] if copy else None
-        entry["vs_cub"] = row["gpu_ms"] / cub["gpu_ms"] if cub else None
-        if row["name"].startswith("Stage "):
-            entry["speedup_prev"] = previous["gpu_ms"] / row["gpu_ms"] if previous else None
-            entry["speedup_base"] = base["gpu_ms"] / row["gpu_ms"] if base else None
-            previous = row
-        else:
-            entry["speedup_prev"] = entry["speedup_base"] = None
-        table.append(entry)
-    return table
+def floor_model(rows):
+    """The empty launch (ms), the read ceiling (GB/s) and floor(n) in ms, from the rows."""
+    launches = [r["gpu_ms"] for r in rows if r["name"] == "launch"]
+    reads = [r for r in rows if r["name"] == "read"]
+    if not launches or not reads:
+        return None
+    launch_ms = statistics.median(launches)
+    rates = [4 * r["n"] / ((r["gpu_ms"] - launch_ms) * 1e6) for r in reads
+             if r["gpu_ms"] > launch_ms]
+    ceiling = max(rates) if rates else None
+    if ceiling is None:
+        return None
+    return {"launch_ms": launch_ms, "ceiling_gbps": ceiling,
+            "at": lambda n: launch_ms + 4 * n / (ceiling * 1e6)}
+
+
+def derive(rows, model):
+    """Adds floor_ms, x_floor and x_cub to every row."""
+    cub = {r["n"]: r["gpu_ms"] for r in rows if r["name"] == "CUB"}
+    for r in rows:
+        timed = model is not None and r["name"] != "launch"  # the launch is part of the floor
+        r["floor_ms"] = model["at"](r["n"]) if model else None
+        r["x_floor"] = r["gpu_ms"] / r["floor_ms"] if timed else None
+        r["x_cub"] = r["gpu_ms"] / cub[r["n"]] if timed and r["n"] in cub else None
+
+
+def summary_table(rows, n):
+    """Rows at n with the speedups the results page shows beside them."""
+    at_n = [dict(r) for r in rows if r["n"] == n]
+    by_name = {r["name"]: r for r in at_n}
+    base, previous = by_name.get(f"Stage {int(BASE_STAGE)}"), None
+    for r in at_n:
+        is_stage = r["name"].startswith("Stage ")
+        r["speedup_prev"] = previous["gpu_ms"] / r["gpu_ms"] if is_stage and previous else None
+        r["speedup_base"] = base["gpu_ms"] / r["gpu_ms"] if is_stage and base else None
+        if is_stage:
+            previous = r
+    return at_n
 
 
 def fmt(value, pattern):
     return "" if value is None else pattern.format(value)
 
 
+def us(ms):
+    return f"{ms * 1000:.1f}" if ms >= 0.1 else f"{ms * 1000:.2f}"
+
+
 def markdown_table(table):
-    lines = ["| stage | GPU time (us) | GB/s | % of copy | vs previous stage | vs stage 07 "
-             "| time / CUB | verified |",
-             "|---|---|---|---|---|---|---|---|"]
+    lines = ["| stage | GPU time (us) | GB/s | x floor | x CUB | vs previous stage | vs stage 07 "
+             "| verified |", "|---|---|---|---|---|---|---|---|"]
     for r in table:
         lines.append(
-            f"| {r['name']} | {r['gpu_ms'] * 1000:.1f} | {r['gbps']:.1f} "
-            f"| {fmt(r['pct_of_copy'], '{:.1f}%')} | {fmt(r['speedup_prev'], '{:.2f}x')} "
-            f"| {fmt(r['speedup_base'], '{:.2f}x')} | {fmt(r['vs_cub'], '{:.2f}')} "
-            f"| {'yes' if r['match'] else 'NO'} |")
+            f"| {r['name']} | {us(r['gpu_ms'])} | {r['gbps']:.1f} | {fmt(r['x_floor'], '{:.2f}')} "
+            f"| {fmt(r['x_cub'], '{:.2f}')} | {fmt(r['speedup_prev'], '{:.2f}x')} "
+            f"| {fmt(r['speedup_base'], '{:.2f}x')} | {'yes' if r['match'] else 'NO'} |")
     return "\n".join(lines)
 
 
-def sweep_table(rows, names):
+def sweep_table(rows, names, key, pattern):
     sizes = sorted({r["n"] for r in rows})
-    header = "| n | " + " | ".join(names) + " |"
-    lines = [header, "|---|" + "---|" * len(names)]
+    lines = ["| n | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
     for n in sizes:
         cells = []
         for name in names:
             match = [r for r in rows if r["n"] == n and r["name"] == name]
-            cells.append(f"{match[0]['gbps']:.0f}" if match else "")
+            cells.append(fmt(match[0][key], pattern) if match else "")
         lines.append(f"| 2^{n.bit_length() - 1} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
-def plot(table, rows, path):
+def capstone_table(rows):
+    """Stage 14 against CUB and the floor at every n: the numbers its lesson is judged by."""
+    lines = ["| n | floor (us) | stage 14 (us) | CUB (us) | stage 14 x floor | CUB x floor "
+             "| stage 14 x CUB |", "|---|---|---|---|---|---|---|"]
+    for n in sorted({r["n"] for r in rows}):
+        cap = [r for r in rows if r["n"] == n and r["name"] == CAPSTONE]
+        cub = [r for r in rows if r["n"] == n and r["name"] == "CUB"]
+        if not cap or not cub or cap[0]["floor_ms"] is None:
+            continue
+        c, b = cap[0], cub[0]
+        lines.append(f"| 2^{n.bit_length() - 1} | {us(c['floor_ms'])} | {us(c['gpu_ms'])} "
+                     f"| {us(b['gpu_ms'])} | {c['x_floor']:.3f} | {b['x_floor']:.3f} "
+                     f"| {c['x_cub']:.3f} |")
+    return "\n".join(lines)
+
+
+def capstone_verdict(rows):
+    """One line per target: how stage 14 stands against CUB and the floor."""
+    cap = {r["n"]: r for r in rows if r["name"] == CAPSTONE and r["x_cub"] is not None}
+    if not cap:
+        return []
+    worst = max(cap.values(), key=lambda r: r["x_cub"])
+    lines = [f"- Stage 14 against CUB, worst n: 2^{worst['n'].bit_length() - 1} at "
+             f"{worst['x_cub']:.3f} x CUB ({sum(r['x_cub'] <= 1.0 for r in cap.values())} of "
+             f"{len(cap)} sizes at or below 1.00)."]
+    if MAIN_N in cap:
+        lines.append(f"- At n = 2^24: {cap[MAIN_N]['x_cub']:.3f} x CUB.")
+    for n in FLOOR_CHECK_N:
+        if n in cap and cap[n]["x_floor"] is not None:
+            lines.append(f"- At n = 2^{n.bit_length() - 1}: {cap[n]['x_floor']:.3f} x floor.")
+    return lines
+
+
+def plot(table, rows, model, path):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     fig, (left, right) = plt.subplots(1, 2, figsize=(14, 5.5))
-    names = [r["name"].replace("Stage ", "") for r in table]
-    colors = ["#888888" if r["name"] in ("CUB", "copy") else "#2a7ab9" for r in table]
-    left.bar(names, [r["gbps"] for r in table], color=colors)
-    left.set_title(f"Bandwidth at n = 2^24 (block {BLOCK})")
+    shown = [r for r in table if r["x_floor"] is not None and r["name"] not in ("launch",)]
+    names = [r["name"].replace("Stage ", "") for r in shown]
+    colors = ["#888888" if not r["name"].startswith("Stage ") else "#2a7ab9" for r in shown]
+    left.bar(names, [r["x_floor"] for r in shown], color=colors)
+    left.axhline(1.0, color="black", linewidth=1)
+    left.set_title(f"Time as a multiple of the floor, n = 2^24 (block {BLOCK})")
     left.set_xlabel("stage")
-    left.set_ylabel("GB/s (copy: read + write)")
+    left.set_ylabel("time / floor (1 = the floor)")
     palette = plt.get_cmap("tab20").colors
     for index, name in enumerate(r["name"] for r in table):
+        if name in ("launch", "read"):
+            continue
         series = sorted((r["n"], r["gbps"]) for r in rows if r["name"] == name)
-        style = "--" if name in ("CUB", "copy") else "-"
+        style = "--" if not name.startswith("Stage ") else "-"
         right.plot([n for n, _ in series], [g for _, g in series], style, marker=".", label=name,
-                   color="black" if name == "copy" else palette[(2 * index) % len(palette)])
+                   color=palette[(2 * index) % len(palette)])
+    if model:
+        sizes = sorted({r["n"] for r in rows})
+        right.plot(sizes, [4 * n / (model["at"](n) * 1e6) for n in sizes], color="black",
+                   linewidth=2, label="floor")
     right.set_xscale("log", base=2)
-    right.set_title("Bandwidth against n")
+    right.set_title("Bandwidth against n (4n bytes / time); the floor in black")
     right.set_xlabel("n (floats)")
     right.set_ylabel("GB/s")
-    right.legend(fontsize=8, ncol=2)
+    right.legend(fontsize=7, ncol=2)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
 
@@ -150,7 +220,7 @@ def tool_output(command):
         return ""
 
 
-def metadata():
+def metadata(dirty, model):
     smi = tool_output(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"])
     gpu, _, driver = smi.partition(", ")
     nvcc = re.search(r"release ([0-9.]+)", tool_output(["nvcc", "--version"]))
@@ -159,19 +229,39 @@ def metadata():
     return {"device": gpu.splitlines()[0] if gpu else "unknown", "driver": driver or "unknown",
             "cuda": nvcc.group(1) if nvcc else "unknown",
             "date": datetime.date.today().isoformat(), "commit": commit, "block": BLOCK,
-            "seed": 12345, "main_n": MAIN_N}
+            "seed": 12345, "main_n": MAIN_N, "cache": "dirty" if dirty else "clean",
+            "launch_us": model["launch_ms"] * 1000 if model else None,
+            "read_ceiling_gbps": model["ceiling_gbps"] if model else None}
+
+
+CACHE_TEXT = {
+    "clean": "the L2 holding nothing of the input and no dirty lines (a write sweep of twice "
+             "the L2, then an untimed read sweep of another buffer that size)",
+    "dirty": "the L2 full of dirty lines (a write sweep of twice the L2 only, `--dirty-l2`), "
+             "which the timed run pays to write back",
+}
 
 
 def results_page(meta, table, rows, names):
+    floor_line = (f"The floor: an empty launch takes {meta['launch_us']:.2f} us and the read "
+                  f"ceiling is {meta['read_ceiling_gbps']:.0f} GB/s, so floor(n) = "
+                  f"{meta['launch_us']:.2f} us + 4n bytes / {meta['read_ceiling_gbps']:.0f} GB/s."
+                  if meta["launch_us"] is not None else "No floor: bench_read or bench_launch "
+                  "was not run.")
     return f"""# Benchmark results
 
 Written by `scripts/bench.sh` (do not edit by hand). Every stage's answer, CUB's
-`cub::DeviceReduce::Sum` and a device-to-device copy, on the same input (seed
-{meta['seed']}), block {meta['block']}. Each time is the median of the timed runs, measured
-with CUDA events after a warm-up, with the L2 flushed before every run; every result was
-verified against the CPU reference (the copy against its input) after timing. GB/s counts
-each input float read once; for the copy it counts bytes read plus bytes written, the
-memory's practical ceiling.
+`cub::DeviceReduce::Sum`, the floor's two parts and a device-to-device copy, on the same
+input (seed {meta['seed']}), block {meta['block']}. Each time is the median of the timed
+runs, measured with CUDA events after a warm-up, each run starting with
+{CACHE_TEXT[meta['cache']]}; every result was verified against the CPU reference (the copy
+against its input) after timing. GB/s counts each input float read once (the copy: bytes
+read plus bytes written).
+
+{floor_line} The empty launch is `bench_launch` (one block of one thread between two
+events), the median over all sizes; the read ceiling is `bench_read`'s best 4n / (time -
+empty launch) over all sizes, a streaming read with stage 14's loads and no combine.
+x floor is time / floor(n); x CUB is time / CUB's time at the same n, both from this run.
 
 - Device: {meta['device']}
 - Driver: {meta['driver']}
@@ -183,69 +273,126 @@ memory's practical ceiling.
 
 {markdown_table(table)}
 
-![bandwidth per stage and against n](bandwidth.png)
+![time against the floor at 2^24, bandwidth against n](bandwidth.png)
+
+## The capstone against CUB and the floor
+
+{capstone_table(rows)}
+
+{chr(10).join(capstone_verdict(rows))}
+
+## Time as a multiple of the floor
+
+{sweep_table(rows, [x for x in names if x not in ('launch', 'copy')], 'x_floor', '{:.2f}')}
+
+## Time as a multiple of CUB's
+
+{sweep_table(rows, [x for x in names if x not in ('launch', 'copy', 'CUB')], 'x_cub', '{:.2f}')}
 
 ## Bandwidth (GB/s) against n
 
-{sweep_table(rows, names)}
+{sweep_table(rows, [x for x in names if x != 'launch'], 'gbps', '{:.0f}')}
 
 Raw numbers: [results.csv](results.csv), [results.json](results.json).
 """
 
 
 def readme_table(table, dirs, meta):
-    lines = [README_BEGIN,
+    lines = [BEGIN,
              f"Measured by `scripts/bench.sh` on {meta['device']} (CUDA {meta['cuda']}, driver "
-             f"{meta['driver']}, {meta['date']}): n = 2^24 floats, block {BLOCK}. "
-             "Full results: [docs/results](docs/results/README.md).",
+             f"{meta['driver']}, {meta['date']}): n = 2^24 floats, block {BLOCK}, each run "
+             "starting from a clean L2. x floor: time / (empty launch + 4n bytes / read "
+             "ceiling). Full results: [docs/results](docs/results/README.md).",
              "",
-             "| stage | lesson | GPU time | GB/s | % of copy | time / CUB |",
+             "| stage | lesson | GPU time | GB/s | x floor | x CUB |",
              "|---|---|---|---|---|---|"]
     for r in table:
+        if r["name"] == "launch":
+            continue
         if r["name"].startswith("Stage "):
             number = f"{int(r['name'][6:]):02d}"
-            name = dirs.get(number, "")
-            lesson = f"[{name}](stages/{name}/README.md)"
+            lesson = f"[{dirs.get(number, '')}](stages/{dirs.get(number, '')}/README.md)"
         else:
             number, lesson = r["name"], "baseline"
-        lines.append(f"| {number} | {lesson} | {r['gpu_ms'] * 1000:.1f} us | {r['gbps']:.1f} "
-                     f"| {fmt(r['pct_of_copy'], '{:.1f}%')} | {fmt(r['vs_cub'], '{:.2f}')} |")
-    lines.append(README_END)
+        lines.append(f"| {number} | {lesson} | {us(r['gpu_ms'])} us | {r['gbps']:.1f} "
+                     f"| {fmt(r['x_floor'], '{:.2f}')} | {fmt(r['x_cub'], '{:.2f}')} |")
+    lines.append(END)
     return "\n".join(lines)
 
 
-def update_readme(block_text):
-    path = ROOT / "README.md"
-    text = path.read_text()
-    if README_BEGIN not in text or README_END not in text:
+def lesson_block(row, meta):
+    """The numbers a stage's lesson quotes, in Korean, between its bench markers."""
+    prev = fmt(row["speedup_prev"], "{:.2f}배")
+    return "\n".join([
+        BEGIN,
+        f"`scripts/bench.sh`의 측정 ({meta['device']}, CUDA {meta['cuda']}, {meta['date']}; "
+        f"n = 2^24, 블록 {BLOCK}, 매 실행 전 L2를 깨끗이 비움):",
+        "",
+        "| GPU 시간 | 대역폭 | 바닥 대비 | CUB 대비 | 이전 단계 대비 |",
+        "|---|---|---|---|---|",
+        f"| {us(row['gpu_ms'])} us | {row['gbps']:.1f} GB/s | {fmt(row['x_floor'], '{:.2f}')}배 "
+        f"| {fmt(row['x_cub'], '{:.2f}')}배 | {prev or '-'} |",
+        END])
+
+
+def replace_block(path, text):
+    content = path.read_text()
+    if BEGIN not in content or END not in content:
+        return False
+    head, rest = content.split(BEGIN, 1)
+    _, tail = rest.split(END, 1)
+    path.write_text(head + text + tail)
+    return True
+
+
+def update_docs(table, dirs, meta):
+    if not replace_block(ROOT / "README.md", readme_table(table, dirs, meta)):
         print("README.md has no bench markers; left unchanged", file=sys.stderr)
-        return
-    head, rest = text.split(README_BEGIN, 1)
-    _, tail = rest.split(README_END, 1)
-    path.write_text(head + block_text + tail)
+    for r in table:
+        if r["name"].startswith("Stage "):
+            name = dirs.get(f"{int(r['name'][6:]):02d}")
+            if name:
+                replace_block(ROOT / "stages" / name / "README.md", lesson_block(r, meta))
+
+
+def parse_sizes(text):
+    low, _, high = text.partition("-")
+    low, high = int(low), int(high or low)
+    if not 0 <= low <= high <= 30:
+        raise argparse.ArgumentTypeError("sizes are log2 n from 0 to 30, e.g. 24 or 20-24")
+    return [1 << k for k in range(low, high + 1)]
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="n = 2^24 only, 5 repeats")
-    parser.add_argument("--out", default=str(ROOT / "docs" / "results"))
+    parser.add_argument("--sizes", type=parse_sizes, help="log2 n, one or a range: 24, 20-24")
+    parser.add_argument("--dirty-l2", action="store_true",
+                        help="start each timed run with the L2 full of dirty lines")
+    parser.add_argument("--out", default=None, help="default docs/results (docs/results/dirty-l2 "
+                        "with --dirty-l2)")
     args = parser.parse_args()
     require_answers("bench.py")
     require_device("bench.py", "the benchmark needs a GPU, so nothing was measured")
 
     dirs = stage_dirs()
-    executables = [f"stage{number}" for number in dirs] + ["bench_cub", "bench_copy"]
+    executables = [f"stage{number}" for number in dirs] + BASELINES
     missing = [e for e in executables if not (BIN / e).exists()]
     if missing:
         sys.exit(f"bench.py: error: {', '.join(missing)} not built; run scripts/bench.sh")
 
-    sizes = [MAIN_N] if args.quick else SWEEP
-    rows = run_all(executables, sizes, lambda n: 5 if args.quick else (50 if n <= MAIN_N else 20))
-    table = summary_table(rows)
+    sizes = [MAIN_N] if args.quick else (args.sizes or SWEEP)
+    repeat = lambda n: 5 if args.quick else (50 if n <= MAIN_N else 20)
+    rows = run_all(executables, sizes, repeat, args.dirty_l2)
+    model = floor_model(rows)
+    derive(rows, model)
+    main_n = MAIN_N if MAIN_N in sizes else sizes[-1]
+    table = summary_table(rows, main_n)
     names = [r["name"] for r in table]
-    meta = metadata()
+    meta = metadata(args.dirty_l2, model)
 
-    out = pathlib.Path(args.out)
+    default_out = ROOT / "docs" / "results" / ("dirty-l2" if args.dirty_l2 else "")
+    out = pathlib.Path(args.out) if args.out else default_out
     out.mkdir(parents=True, exist_ok=True)
     with open(out / "results.csv", "w", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=list(rows[0].keys()))
@@ -254,16 +401,18 @@ def main():
     (out / "results.json").write_text(json.dumps({"meta": meta, "summary": table, "runs": rows},
                                                  indent=1) + "\n")
     try:
-        plot(table, rows, out / "bandwidth.png")
+        plot(table, rows, model, out / "bandwidth.png")
     except ImportError:
         print("matplotlib is not installed: no chart written", file=sys.stderr)
     (out / "README.md").write_text(results_page(meta, table, rows, names))
-    if not args.quick:
-        update_readme(readme_table(table, dirs, meta))
+    if sizes == SWEEP and not args.dirty_l2 and args.out is None:
+        update_docs(table, dirs, meta)
 
     print()
-    print(f"{meta['device']}, n = 2^24, block {BLOCK}")
+    print(f"{meta['device']}, n = 2^{main_n.bit_length() - 1}, block {BLOCK}, {meta['cache']} L2")
     print(markdown_table(table))
+    for line in capstone_verdict(rows):
+        print(line)
     failures = [r for r in rows if not r["match"]]
     if failures:
         print(f"{len(failures)} runs did not verify", file=sys.stderr)

@@ -24,6 +24,7 @@ TEST(Options, Defaults) {
   EXPECT_EQ(parsed.options.device, 0);
   EXPECT_FALSE(parsed.options.help);
   EXPECT_FALSE(parsed.options.csv);
+  EXPECT_FALSE(parsed.options.dirty_l2);  // timed runs start from a clean L2
 }
 
 TEST(Options, CsvFlag) {
@@ -31,6 +32,13 @@ TEST(Options, CsvFlag) {
   ASSERT_TRUE(parsed.ok()) << parsed.error;
   EXPECT_TRUE(parsed.options.csv);
   EXPECT_EQ(parsed.options.n, 64u);
+}
+
+TEST(Options, DirtyL2Flag) {
+  const auto parsed = parse({"--n", "64", "--dirty-l2"});
+  ASSERT_TRUE(parsed.ok()) << parsed.error;
+  EXPECT_TRUE(parsed.options.dirty_l2);
+  EXPECT_FALSE(parse({"--dirty-l2=1"}).ok());  // a flag, not an option with a value
 }
 
 TEST(Options, SpaceAndEqualsForms) {
