@@ -19,6 +19,7 @@ tables between the bench markers of the top-level README.md and of each stage's 
     scripts/bench.sh                 (builds first; this script expects a build)
     scripts/bench.py --quick         (n = 2^24 only, fewer repeats: a smoke test)
     scripts/bench.py --sizes 20-24   (some sizes only; README and lessons left alone)
+    scripts/bench.py --docs-only     (rewrite README and lesson tables from results.json)
 """
 import argparse
 import csv
@@ -335,24 +336,55 @@ def lesson_block(row, meta):
         END])
 
 
-def replace_block(path, text):
+def replace_block(path, text, write=True):
+    """Puts text between the file's bench markers; returns whether that changes the file
+    (None when the file has no markers)."""
     content = path.read_text()
     if BEGIN not in content or END not in content:
-        return False
+        return None
     head, rest = content.split(BEGIN, 1)
     _, tail = rest.split(END, 1)
-    path.write_text(head + text + tail)
-    return True
+    changed = head + text + tail != content
+    if write and changed:
+        path.write_text(head + text + tail)
+    return changed
 
 
-def update_docs(table, dirs, meta):
-    if not replace_block(ROOT / "README.md", readme_table(table, dirs, meta)):
+def update_docs(table, dirs, meta, write=True):
+    """Refreshes the README's table and each lesson's; returns the files that differed."""
+    differed = []
+    readme = ROOT / "README.md"
+    changed = replace_block(readme, readme_table(table, dirs, meta), write)
+    if changed is None:
         print("README.md has no bench markers; left unchanged", file=sys.stderr)
+    elif changed:
+        differed.append(readme)
     for r in table:
         if r["name"].startswith("Stage "):
             name = dirs.get(f"{int(r['name'][6:]):02d}")
-            if name:
-                replace_block(ROOT / "stages" / name / "README.md", lesson_block(r, meta))
+            lesson = ROOT / "stages" / name / "README.md" if name else None
+            if lesson and replace_block(lesson, lesson_block(r, meta), write):
+                differed.append(lesson)
+    return differed
+
+
+def rewrite_docs(path, check):
+    """The tables between the bench markers, from a saved run: one source for every number.
+    With check, changes nothing and exits 1 if a table differs from the saved run."""
+    if not path.is_file():
+        print(f"bench.py: error: {path} does not exist; run scripts/bench.sh", file=sys.stderr)
+        return 2
+    saved = json.loads(path.read_text())
+    differed = update_docs(saved["summary"], stage_dirs(), saved["meta"], write=not check)
+    source = (f"{path.relative_to(ROOT)} ({saved['meta']['device']}, {saved['meta']['date']}, "
+              f"commit {saved['meta']['commit']})")
+    if check:
+        for file in differed:
+            print(f"{file.relative_to(ROOT)}: its bench table differs from {source}; run "
+                  "scripts/bench.py --docs-only")
+        return 1 if differed else 0
+    print(f"README.md and the lessons' tables rewritten from {source}")
+    return 0
 
 
 def parse_sizes(text):
@@ -371,7 +403,15 @@ def main():
                         help="start each timed run with the L2 full of dirty lines")
     parser.add_argument("--out", default=None, help="default docs/results (docs/results/dirty-l2 "
                         "with --dirty-l2)")
+    parser.add_argument("--docs-only", action="store_true",
+                        help="rewrite the README's and the lessons' tables from docs/results/"
+                        "results.json; no GPU, nothing measured")
+    parser.add_argument("--check-docs", action="store_true",
+                        help="exit 1 if a README or lesson table differs from results.json")
     args = parser.parse_args()
+    parser_check = args.check_docs
+    if args.docs_only or parser_check:
+        return rewrite_docs(ROOT / "docs" / "results" / "results.json", check=parser_check)
     require_answers("bench.py")
     require_device("bench.py", "the benchmark needs a GPU, so nothing was measured")
 
