@@ -20,6 +20,7 @@ tables between the bench markers of the top-level README.md and of each stage's 
     scripts/bench.py --quick         (n = 2^24 only, fewer repeats: a smoke test)
     scripts/bench.py --sizes 20-24   (some sizes only; README and lessons left alone)
     scripts/bench.py --docs-only     (rewrite README and lesson tables from results.json)
+    scripts/bench.py --steps         (stage 14's techniques one at a time: stage14_steps.md)
 """
 import argparse
 import csv
@@ -387,6 +388,36 @@ def rewrite_docs(path, check):
     return 0
 
 
+def run_steps(out):
+    """docs/results/stage14_steps.md: what each of stage 14's techniques buys."""
+    done = subprocess.run([str(BIN / "experiment_stage14_steps")], capture_output=True, text=True)
+    if done.returncode != 0:
+        print(f"bench.py: experiment_stage14_steps exited {done.returncode}: "
+              f"{done.stderr.strip()}", file=sys.stderr)
+        return 1
+    meta = metadata(False, None)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "stage14_steps.md").write_text(f"""# Stage 14, one technique at a time
+
+Written by `scripts/bench.py --steps` (do not edit by hand), which runs
+`build/bin/experiment_stage14_steps` ([its source](../experiments/stage14_steps.cu)). Each
+row adds one technique to the row above; every row and CUB ran in the same process, block
+{BLOCK}, input seed {meta['seed']}, each run starting from a clean L2 (as in the benchmark),
+the median of 301 runs up to 2^20 and of 50 above, every result verified after timing.
+Below two chunks the steps before the last still take the ticket path with two blocks.
+
+- Device: {meta['device']}
+- Driver: {meta['driver']}
+- CUDA: {meta['cuda']}
+- Date: {meta['date']}
+- Commit: {meta['commit']}
+
+{done.stdout.strip()}
+""")
+    print(done.stdout.strip())
+    return 0
+
+
 def parse_sizes(text):
     low, _, high = text.partition("-")
     low, high = int(low), int(high or low)
@@ -408,12 +439,17 @@ def main():
                         "results.json; no GPU, nothing measured")
     parser.add_argument("--check-docs", action="store_true",
                         help="exit 1 if a README or lesson table differs from results.json")
+    parser.add_argument("--steps", action="store_true",
+                        help="only stage 14's techniques one at a time: docs/results/"
+                        "stage14_steps.md")
     args = parser.parse_args()
     parser_check = args.check_docs
     if args.docs_only or parser_check:
         return rewrite_docs(ROOT / "docs" / "results" / "results.json", check=parser_check)
     require_answers("bench.py")
     require_device("bench.py", "the benchmark needs a GPU, so nothing was measured")
+    if args.steps:
+        return run_steps(pathlib.Path(args.out) if args.out else ROOT / "docs" / "results")
 
     dirs = stage_dirs()
     executables = [f"stage{number}" for number in dirs] + BASELINES

@@ -21,15 +21,18 @@ quietly() {
   rm -f "$log"
 }
 
+# Configures (once) and builds: everything, or only the given targets and what they need.
 configure_and_build() {
+  local targets=()
+  [[ $# -gt 0 ]] && targets=(--target "$@")
   if uses_presets; then
-    echo "Configuring and building (cmake --preset default; cmake --build --preset default) ..."
+    echo "Configuring and building (cmake --preset default; cmake --build --preset default${targets[*]:+ ${targets[*]}}) ..."
     quietly cmake --preset default
-    quietly cmake --build --preset default
+    quietly cmake --build --preset default ${targets[@]+"${targets[@]}"}
   else
-    echo "Configuring and building in $build_dir (cmake -S . -B $build_dir; cmake --build $build_dir) ..."
+    echo "Configuring and building in $build_dir (cmake -S . -B $build_dir; cmake --build $build_dir${targets[*]:+ ${targets[*]}}) ..."
     [[ -f $build_dir/CMakeCache.txt ]] || quietly cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release
-    quietly cmake --build "$build_dir" -j 8
+    quietly cmake --build "$build_dir" -j 8 ${targets[@]+"${targets[@]}"}
   fi
 }
 

@@ -14,6 +14,8 @@
 #include "common/runner.h"
 #include "tests/shell_command.h"
 
+#include <unistd.h>
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -143,6 +145,41 @@ TEST_F(Harness, MissingDeviceExitsTwo) {
     EXPECT_EQ(code, 2) << out;
     EXPECT_NE(out.find("--device 63 does not exist"), std::string::npos) << out;
   }
+}
+
+// The floor's two parts and the old cache state work end to end: bench_read goes through
+// the stage harness (NaN-poisoned block sums, verified against the CPU), bench_launch times
+// an empty kernel, and --dirty-l2 changes only what the L2 holds, not the answer.
+TEST_F(Harness, FloorBaselinesAndDirtyL2RunAndVerify) {
+  const std::string bin = REDUCE_BIN_DIR;
+  std::string out;
+  EXPECT_EQ(shell(bin + "/bench_read --n 1000003 --repeat 3 --csv", &out), 0) << out;
+  EXPECT_TRUE(std::regex_search(out, std::regex("^read,1000003,256,[0-9.]+,[0-9.]+,[0-9.e+-]+,1\n$")))
+      << out;
+  EXPECT_EQ(shell(bin + "/bench_launch --repeat 3 --csv --dirty-l2", &out), 0) << out;
+  EXPECT_TRUE(std::regex_search(out, std::regex("^launch,[0-9]+,1,[0-9.]+,"))) << out;
+  for (const std::string& number : stage_numbers()) {
+    EXPECT_EQ(shell(stage_binary(number) + " --n 4096 --repeat 2 --dirty-l2", &out),
+              student_edition() ? 1 : 0)
+        << out;
+  }
+}
+
+// docs/colab.ipynb runs scripts/colab.sh. In a fresh build folder it configures for this
+// GPU alone (as on Colab), runs the untouched stage 14 template, which fails its report,
+// and the student check, which says the stage is not started; the script exits 0.
+TEST_F(Harness, ColabNotebookCommandsRunOnThisGpu) {
+  std::string name = (fs::temp_directory_path() / "reduce_colab_XXXXXX").string();
+  ASSERT_NE(mkdtemp(name.data()), nullptr);
+  std::string out;
+  const int code = shell("cd '" + std::string(REDUCE_SOURCE_DIR) + "' && REDUCE_BUILD_DIR='" +
+                             name + "' scripts/colab.sh 14",
+                         &out);
+  std::error_code ignored;
+  fs::remove_all(name, ignored);
+  EXPECT_EQ(code, 0) << out;
+  EXPECT_NE(out.find("Stage 14 reduction does not match reference"), std::string::npos) << out;
+  EXPECT_NE(out.find("colab.sh: ready"), std::string::npos) << out;
 }
 
 }  // namespace

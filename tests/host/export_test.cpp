@@ -93,6 +93,7 @@ TEST_F(Export, LeavesOutAnswersMistakesAndTheInstructorsCheck) {
   EXPECT_FALSE(fs::exists(dir_ / "answers"));
   EXPECT_FALSE(fs::exists(dir_ / "tests" / "mistakes"));
   EXPECT_FALSE(fs::exists(dir_ / "scripts" / "gpu_check.sh"));
+  EXPECT_FALSE(fs::exists(dir_ / "docs" / "experiments"));  // stage 14's solution, step by step
   // Stage 12's solution; the edition's block_reduce.cuh falls back to CUB without it.
   EXPECT_FALSE(fs::exists(dir_ / "common" / "block_reduce_warp.cuh"));
   EXPECT_TRUE(fs::exists(dir_ / "common" / "block_reduce_library.cuh"));
