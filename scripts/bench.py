@@ -401,7 +401,8 @@ def run_steps(out):
 
 Written by `scripts/bench.py --steps` (do not edit by hand), which runs
 `build/bin/experiment_stage14_steps` ([its source](../experiments/stage14_steps.cu)). Each
-row adds one technique to the row above; every row and CUB ran in the same process, block
+row adds one technique to the row above, and the last rows take one back out of stage 14
+(or try one it does not keep); every row and CUB ran in the same process, block
 {BLOCK}, input seed {meta['seed']}, each run starting from a clean L2 (as in the benchmark),
 the median of 301 runs up to 2^20 and of 50 above, every result verified after timing.
 Below two chunks the steps before the last still take the ticket path with two blocks.

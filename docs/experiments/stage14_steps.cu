@@ -128,6 +128,7 @@ const std::vector<Named>& steps() {
       {"+ acquire-release ticket", {true, 4, true, false, false, false}},
       {"+ last block's loads together", {true, 4, true, true, false, false}},
       {"+ one block for small n (stage 14)", {true, 4, true, true, true, false}},
+      {"stage 14 with every block the SM holds (8/SM) instead of 64 KB in flight", {true, 0, true, true, true, false}},
       {"stage 14 with __ldcs loads (not kept)", {true, 4, true, true, true, true}},
   };
   return all;
