@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# Builds the course and benchmarks every stage's answer against CUB and a
-# device-to-device copy (scripts/bench.py says how). Writes docs/results/ and refreshes
-# the stage table in README.md. Needs a CUDA device and python3 (matplotlib for the chart).
+# Builds the course and benchmarks every stage's answer against CUB and the memory's
+# floor (scripts/bench.py says how). Writes docs/results/ and refreshes the tables in
+# README.md and the lessons. Needs a CUDA device and python3 (matplotlib for the chart).
 #
-#   scripts/bench.sh            n = 2^24 and a sweep from 2^16 to 2^28
-#   scripts/bench.sh --quick    n = 2^24 only, a smoke test (README.md left alone)
+#   scripts/bench.sh              n = 2^10 to 2^30, each run from a clean L2 (about 6 minutes
+#                                 on an H100)
+#   scripts/bench.sh --quick      n = 2^24 only, a smoke test (README and lessons left alone)
+#   scripts/bench.sh --dirty-l2   the L2 full of dirty lines instead (docs/results/dirty-l2/)
+#   scripts/bench.sh --steps      stage 14's techniques one at a time (stage14_steps.md)
 #
 # Exit code: 0 every run verified, 1 some did not, 3 no CUDA device, 4 build error.
 set -euo pipefail
