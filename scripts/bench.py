@@ -433,8 +433,9 @@ def main():
     parser.add_argument("--sizes", type=parse_sizes, help="log2 n, one or a range: 24, 20-24")
     parser.add_argument("--dirty-l2", action="store_true",
                         help="start each timed run with the L2 full of dirty lines")
-    parser.add_argument("--out", default=None, help="default docs/results (docs/results/dirty-l2 "
-                        "with --dirty-l2)")
+    parser.add_argument("--out", default=None, help="default docs/results for the full sweep, "
+                        "docs/results/dirty-l2 with --dirty-l2, the build folder's bench/ for "
+                        "--quick or --sizes")
     parser.add_argument("--docs-only", action="store_true",
                         help="rewrite the README's and the lessons' tables from docs/results/"
                         "results.json; no GPU, nothing measured")
@@ -470,7 +471,10 @@ def main():
     names = [r["name"] for r in table]
     meta = metadata(args.dirty_l2, model)
 
-    default_out = ROOT / "docs" / "results" / ("dirty-l2" if args.dirty_l2 else "")
+    # A partial clean run goes to the build folder: docs/results/ holds the full sweep.
+    partial = args.quick or sizes != SWEEP
+    default_out = (ROOT / "docs" / "results" / "dirty-l2" if args.dirty_l2
+                   else BIN.parent / "bench" if partial else ROOT / "docs" / "results")
     out = pathlib.Path(args.out) if args.out else default_out
     out.mkdir(parents=True, exist_ok=True)
     with open(out / "results.csv", "w", newline="") as handle:
