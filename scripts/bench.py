@@ -445,9 +445,8 @@ def main():
                         help="only stage 14's techniques one at a time: docs/results/"
                         "stage14_steps.md")
     args = parser.parse_args()
-    parser_check = args.check_docs
-    if args.docs_only or parser_check:
-        return rewrite_docs(ROOT / "docs" / "results" / "results.json", check=parser_check)
+    if args.docs_only or args.check_docs:
+        return rewrite_docs(ROOT / "docs" / "results" / "results.json", check=args.check_docs)
     require_answers("bench.py")
     require_device("bench.py", "the benchmark needs a GPU, so nothing was measured")
     if args.steps:

@@ -13,7 +13,9 @@ set -euo pipefail
 source "$(dirname "$0")/common.sh"
 
 stage=${1:-7}
-if [[ ! $stage =~ ^[0-9]{1,2}$ ]] || ! stage_dir_name "$(printf '%02d' $((10#$stage)))" >/dev/null; then
+name=""
+[[ $stage =~ ^[0-9]{1,2}$ ]] && name=$(stage_dir_name "$(printf '%02d' $((10#$stage)))" 2>/dev/null || true)
+if [[ -z $name ]]; then
   echo "colab.sh: error: there is no stage '$stage'; the stages are: $(all_stages | tr '\n' ' ')" >&2
   exit 2
 fi
@@ -37,4 +39,4 @@ for code in "$run" "$check"; do
   (( code <= 1 )) || exit "$code"
 done
 echo
-echo "colab.sh: ready. Edit stages/$(stage_dir_name "$(printf '%02d' $((10#$stage)))")/todo.cu, then run scripts/check.sh $stage again."
+echo "colab.sh: ready. Edit stages/$name/todo.cu, then run scripts/check.sh $stage again."
