@@ -22,8 +22,7 @@ int run_copy(const Program& program) {
   const std::size_t bytes = opt.n * sizeof(float);
   DeviceBuffer<float> source(opt.n), target(opt.n);
   CUDA_CHECK(cudaMemcpy(source.get(), input.data(), bytes, cudaMemcpyHostToDevice));
-  L2Flusher l2;
-  l2.set_state(opt.dirty_l2 ? CacheState::kDirty : CacheState::kClean);
+  L2Flusher l2(opt.cache);
   const auto copy = [&] {
     CUDA_CHECK(cudaMemcpyAsync(target.get(), source.get(), bytes, cudaMemcpyDeviceToDevice, 0));
   };

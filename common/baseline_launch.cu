@@ -21,8 +21,7 @@ void launch_empty() {
 
 int run_launch(const Program& program) {
   const Options& opt = program.options;
-  L2Flusher l2;
-  l2.set_state(opt.dirty_l2 ? CacheState::kDirty : CacheState::kClean);
+  L2Flusher l2(opt.cache);
   launch_empty();  // warm-up: loads the module
   const double ms = median_event_ms(opt.repeat, l2, [] {}, launch_empty);
   if (opt.csv) {

@@ -86,7 +86,7 @@ ParsedOptions parse_options(int argc, const char* const* argv) {
       continue;
     }
     if (arg == "--dirty-l2") {
-      parsed.options.dirty_l2 = true;
+      parsed.options.cache = CacheState::kDirty;
       continue;
     }
     if (arg.substr(0, 2) != "--") {

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 
+#include "common/cache_state.h"
 #include "common/input.h"
 #include "common/stage_rules.h"
 
@@ -18,7 +19,7 @@ struct Options {
   int device = 0;
   bool help = false;
   bool csv = false;  // one machine-readable line instead of the report (for the benchmark)
-  bool dirty_l2 = false;  // time after a write-only L2 flush (CacheState::kDirty)
+  CacheState cache = CacheState::kClean;  // --dirty-l2: kDirty
 };
 
 inline constexpr int kMaxRepeat = 1000;

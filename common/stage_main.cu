@@ -36,8 +36,7 @@ int run_stage(const StagePlan& plan, const Options& opt, const std::string& prog
 
   StageRunner runner(plan, opt.n);
   runner.upload(input);
-  const Timing timing =
-      runner.time(opt.block, opt.repeat, opt.dirty_l2 ? CacheState::kDirty : CacheState::kClean);
+  const Timing timing = runner.time(opt.block, opt.repeat, opt.cache);
 
   const Verdict warmup = verify(timing.warmup.sum, ref, opt.n);
   const Verdict last = verify(timing.last.sum, ref, opt.n);

@@ -30,7 +30,8 @@ std::size_t L2Flusher::sweep_bytes() {
 
 std::size_t L2Flusher::bytes() { return 2 * sweep_bytes() + sizeof(float); }
 
-L2Flusher::L2Flusher() : written_(sweep_bytes()), read_(sweep_bytes()), sink_(1) {
+L2Flusher::L2Flusher(CacheState state)
+    : state_(state), written_(sweep_bytes()), read_(sweep_bytes()), sink_(1) {
   int device = 0;
   CUDA_CHECK(cudaGetDevice(&device));
   CUDA_CHECK(cudaDeviceGetAttribute(&sm_count_, cudaDevAttrMultiProcessorCount, device));

@@ -6,31 +6,21 @@
 #include <cstddef>
 #include <vector>
 
+#include "common/cache_state.h"
 #include "common/device_buffer.h"
 
 namespace reduce {
 
-// What the L2 holds when a timed run starts.
-enum class CacheState {
-  // None of the input and no dirty lines (the default). Writing twice the L2's size
-  // evicts the input; an untimed read of another buffer that size then evicts those
-  // written lines, so their write-back to DRAM happens before the timer starts.
-  kClean,
-  // The write sweep only (--dirty-l2): the timed run starts with the L2 full of dirty
-  // lines and pays for writing them back while it reads. Kept to compare with.
-  kDirty,
-};
-
 class L2Flusher {
  public:
-  L2Flusher();  // sized from the current device's L2
+  explicit L2Flusher(CacheState state = CacheState::kClean);  // sized from the device's L2
   void set_state(CacheState state) { state_ = state; }
   void flush(int pass);
   static std::size_t bytes();  // device memory a flusher holds
 
  private:
   static std::size_t sweep_bytes();
-  CacheState state_ = CacheState::kClean;
+  CacheState state_;
   DeviceBuffer<unsigned char> written_;
   DeviceBuffer<unsigned char> read_;
   DeviceBuffer<float> sink_;

@@ -24,7 +24,7 @@ TEST(Options, Defaults) {
   EXPECT_EQ(parsed.options.device, 0);
   EXPECT_FALSE(parsed.options.help);
   EXPECT_FALSE(parsed.options.csv);
-  EXPECT_FALSE(parsed.options.dirty_l2);  // timed runs start from a clean L2
+  EXPECT_EQ(parsed.options.cache, reduce::CacheState::kClean);  // timed runs start from a clean L2
 }
 
 TEST(Options, CsvFlag) {
@@ -37,7 +37,7 @@ TEST(Options, CsvFlag) {
 TEST(Options, DirtyL2Flag) {
   const auto parsed = parse({"--n", "64", "--dirty-l2"});
   ASSERT_TRUE(parsed.ok()) << parsed.error;
-  EXPECT_TRUE(parsed.options.dirty_l2);
+  EXPECT_EQ(parsed.options.cache, reduce::CacheState::kDirty);
   EXPECT_FALSE(parse({"--dirty-l2=1"}).ok());  // a flag, not an option with a value
 }
 
