@@ -21,6 +21,7 @@ tables between the bench markers of the top-level README.md and of each stage's 
     scripts/bench.py --sizes 20-24   (some sizes only; README and lessons left alone)
     scripts/bench.py --docs-only     (rewrite README and lesson tables from results.json)
     scripts/bench.py --steps         (stage 14's techniques one at a time: stage14_steps.md)
+    scripts/bench.py --lessons       (block sizes and the lessons' variants: lessons.md)
 """
 import argparse
 import csv
@@ -34,6 +35,7 @@ import subprocess
 import sys
 
 from gpu_script import BIN, ROOT, require_answers, require_device
+from lessons_bench import run_lessons
 
 BLOCK = 256
 MAIN_N = 1 << 24
@@ -444,6 +446,9 @@ def main():
     parser.add_argument("--steps", action="store_true",
                         help="only stage 14's techniques one at a time: docs/results/"
                         "stage14_steps.md")
+    parser.add_argument("--lessons", action="store_true",
+                        help="only the lessons' experiments (every block size, the variants, "
+                        "the -G build): docs/results/lessons.md")
     args = parser.parse_args()
     if args.docs_only or args.check_docs:
         return rewrite_docs(ROOT / "docs" / "results" / "results.json", check=args.check_docs)
@@ -451,6 +456,10 @@ def main():
     require_device("bench.py", "the benchmark needs a GPU, so nothing was measured")
     if args.steps:
         return run_steps(pathlib.Path(args.out) if args.out else ROOT / "docs" / "results")
+    if args.lessons:
+        stages = [f"stage{number}" for number in stage_dirs()]
+        return run_lessons(stages, metadata(False, None),
+                           pathlib.Path(args.out) if args.out else ROOT / "docs" / "results")
 
     dirs = stage_dirs()
     executables = [f"stage{number}" for number in dirs] + BASELINES

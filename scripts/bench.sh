@@ -8,12 +8,17 @@
 #   scripts/bench.sh --quick      n = 2^24 only, a smoke test (README and lessons left alone)
 #   scripts/bench.sh --dirty-l2   the L2 full of dirty lines instead (docs/results/dirty-l2/)
 #   scripts/bench.sh --steps      stage 14's techniques one at a time (stage14_steps.md)
+#   scripts/bench.sh --lessons    every block size, the lessons' variants and a -G build
+#                                 (lessons.md, about 3 minutes on an H100)
 #
 # Exit code: 0 every run verified, 1 some did not, 3 no CUDA device, 4 build error.
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 
 configure_and_build
+if [[ " $* " == *" --lessons "* ]]; then
+  configure_and_build lesson_variants  # not part of `all`: only this run needs them
+fi
 if ! device=$(probe_device); then
   echo "$device: the benchmark needs a GPU, so nothing was measured." >&2
   exit 3

@@ -4,7 +4,8 @@ the wrong solution, as a student would hand it in. Hunks are found by their text
 their line numbers, so an entry survives edits elsewhere in the answer.
 
     apply_patch.py ANSWER PATCH OUT       write the patched file (PATCH '-' copies ANSWER)
-    apply_patch.py --verify ROOT          check every entry under ROOT/tests/mistakes
+    apply_patch.py --verify ROOT          check every entry under ROOT/tests/mistakes and
+                                          every lesson variant under ROOT/docs/experiments
 """
 import pathlib
 import sys
@@ -14,6 +15,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "scripts"))
 from todo_markers import outside_blocks  # noqa: E402
 
 HEADERS = ("Mistake", "Expect")
+VARIANT_HEADERS = ("Variant",)
 
 
 def parse(patch_text):
@@ -26,7 +28,7 @@ def parse(patch_text):
                 in_body = True
                 continue
             name, _, value = line.partition(":")
-            if value and name.strip() in ("Mistake", "Expect", "Why"):
+            if value and name.strip() in ("Mistake", "Expect", "Why", "Variant"):
                 headers[name.strip()] = value.strip()
             continue
         if line.startswith("+++ "):
@@ -66,17 +68,22 @@ def find(lines, block, start):
 
 def verify(root):
     """Every entry: headers present, applies cleanly, changes something, and only inside
-    TODO blocks (students edit nothing else)."""
+    TODO blocks (students edit nothing else). The lessons' variants (docs/experiments) too:
+    they are what a student would write, timed beside the answer."""
     problems, count = [], 0
-    for patch in sorted((root / "tests" / "mistakes").glob("stage[0-9][0-9]_*/*.patch")):
+    entries = [(p, HEADERS) for p in sorted((root / "tests" / "mistakes").glob(
+        "stage[0-9][0-9]_*/*.patch"))]
+    entries += [(p, VARIANT_HEADERS) for p in sorted((root / "docs" / "experiments" / "variants")
+                                                      .glob("stage[0-9][0-9]_*/*.patch"))]
+    for patch, required in entries:
         count += 1
         answer = root / "answers" / patch.parent.name / "todo.cu"
         try:
             headers, hunks = parse(patch.read_text(encoding="utf-8"))
-            missing = [h for h in HEADERS if h not in headers]
+            missing = [h for h in required if h not in headers]
             if missing:
                 raise ValueError("missing header line(s): " + ", ".join(missing))
-            if headers["Expect"] == "pass" and "Why" not in headers:
+            if headers.get("Expect") == "pass" and "Why" not in headers:
                 raise ValueError("an entry no check catches needs a 'Why:' line")
             original = answer.read_text(encoding="utf-8")
             wrong = apply(original, hunks)

@@ -1,0 +1,147 @@
+"""The lessons' own experiments, run by `scripts/bench.sh --lessons` (bench.py --lessons):
+every answer at every block size, the lessons' variants (docs/experiments/variants and
+stage 11's classic last warp) beside them, and stage 06 with and without its filter in a
+debug (-G) build. Everything at n = 2^24, seed 12345, each timed run from a clean L2 (as
+the benchmark), the median of 50 runs per process; three rounds, in turn, and the median
+of the three. Writes docs/results/lessons.md and lessons.csv.
+"""
+import csv
+import re
+import statistics
+import subprocess
+
+from gpu_script import BIN, ROOT
+
+N = 1 << 24
+BLOCKS = [32, 64, 128, 256, 512, 1024]
+ROUNDS = 3
+REPEAT = 50
+VARIANTS = ["variant06_no_filter", "variant08_strided_index", "variant11_classic_volatile",
+            "variant13_one_load_in_flight"]
+DEBUG_TARGETS = ["stage06", "variant06_no_filter"]
+
+
+def run(path, block):
+    """One process: its GPU time (ms), its GPU sum as printed, and whether it matched."""
+    command = [str(path), "--n", str(N), "--block", str(block), "--repeat", str(REPEAT)]
+    done = subprocess.run(command, capture_output=True, text=True)
+    time = re.search(r"GPU time : ([0-9.]+) ms", done.stdout)
+    total = re.search(r"GPU sum : (\S+)", done.stdout)
+    cpu = re.search(r"CPU sum : (\S+)", done.stdout)
+    if done.returncode not in (0, 1) or not time:
+        raise RuntimeError(f"{' '.join(command)} exited {done.returncode}: {done.stderr.strip()}")
+    return {"gpu_ms": float(time.group(1)), "gpu_sum": total.group(1), "cpu_sum": cpu.group(1),
+            "match": done.returncode == 0}
+
+
+def debug_build():
+    """A second build folder with -G (device debug info, no device optimisation) for
+    the same GPUs as the main build; returns its bin/ folder."""
+    cache = (BIN.parent / "CMakeCache.txt").read_text()
+    archs = re.search(r"^CMAKE_CUDA_ARCHITECTURES:\w+=(.*)$", cache, re.M).group(1)
+    folder = BIN.parent / "debug-G"
+    steps = [["cmake", "-S", str(ROOT), "-B", str(folder), "-DCMAKE_BUILD_TYPE=Release",
+              "-DCMAKE_CUDA_FLAGS=-G", f"-DCMAKE_CUDA_ARCHITECTURES={archs}"],
+             ["cmake", "--build", str(folder), "-j", "8", "--target", *DEBUG_TARGETS]]
+    for step in steps:
+        done = subprocess.run(step, capture_output=True, text=True)
+        if done.returncode != 0:
+            raise RuntimeError(f"{' '.join(step)} failed:\n{done.stdout[-2000:]}{done.stderr[-2000:]}")
+    return folder / "bin"
+
+
+def executable(bin_dir, name):
+    return bin_dir / ("variants" if name.startswith("variant") else "") / name
+
+
+def measure(stages):
+    debug_bin = debug_build()
+    rows = []
+    for round_ in range(1, ROUNDS + 1):
+        for name in stages + VARIANTS:
+            for block in BLOCKS:
+                rows.append({"round": round_, "build": "release", "executable": name,
+                             "block": block, **run(executable(BIN, name), block)})
+        for name in DEBUG_TARGETS:
+            rows.append({"round": round_, "build": "-G", "executable": name, "block": 256,
+                         **run(executable(debug_bin, name), 256)})
+        print(f"  round {round_} of {ROUNDS} done", flush=True)
+    return rows
+
+
+def median_ms(rows, build, name, block):
+    times = [r["gpu_ms"] for r in rows
+             if (r["build"], r["executable"], r["block"]) == (build, name, block)]
+    return statistics.median(times)
+
+
+def all_match(rows, name):
+    return all(r["match"] for r in rows if r["executable"] == name and r["build"] == "release")
+
+
+def sweep_table(rows, names):
+    lines = ["| executable | " + " | ".join(str(b) for b in BLOCKS) + " | all match |",
+             "|---|" + "---|" * (len(BLOCKS) + 1)]
+    for name in names:
+        cells = [f"{median_ms(rows, 'release', name, b):.4f}" for b in BLOCKS]
+        lines.append(f"| {name} | " + " | ".join(cells) + f" | {'yes' if all_match(rows, name) else 'no'} |")
+    return "\n".join(lines)
+
+
+def sums_table(rows):
+    lines = ["| build | executable | GPU time, median (ms) | GPU sum, round 1 / 2 / 3 | matches |",
+             "|---|---|---|---|---|"]
+    for build in ("release", "-G"):
+        for name in DEBUG_TARGETS:
+            picked = [r for r in rows if (r["build"], r["executable"], r["block"]) == (build, name, 256)]
+            sums = " / ".join(r["gpu_sum"] for r in picked)
+            matches = sum(r["match"] for r in picked)
+            lines.append(f"| {build} | {name} | {median_ms(rows, build, name, 256):.4f} | {sums} | "
+                         f"{matches} of {len(picked)} |")
+    return "\n".join(lines)
+
+
+def write(rows, stages, meta, out):
+    out.mkdir(parents=True, exist_ok=True)
+    with open(out / "lessons.csv", "w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0].keys()))
+        writer.writeheader()
+        writer.writerows(rows)
+    cpu = rows[0]["cpu_sum"]
+    (out / "lessons.md").write_text(f"""# The lessons' experiments
+
+Written by `scripts/bench.sh --lessons` (do not edit by hand; [the script](../../scripts/lessons_bench.py)).
+n = 2^24 (64 MiB), input seed {meta['seed']} (CPU sum {cpu}). Each process times its
+launches with CUDA events after a warm-up, every timed run starting from a clean L2 (as in
+the [benchmark](README.md)), and reports the median of {REPEAT} runs; every executable ran
+{ROUNDS} times, in turn with all the others, and the tables give the median of those
+{ROUNDS}. Every result was verified after timing ("all match").
+
+- Device: {meta['device']}
+- Driver: {meta['driver']}
+- CUDA: {meta['cuda']}
+- Date: {meta['date']}
+- Commit: {meta['commit']}
+
+## Block size
+
+GPU time in ms, `build/bin/stageNN --block B` (the answers) and `build/bin/variants/variantNN_*`
+(the lessons' variants: patches in [docs/experiments/variants](../experiments/variants) and
+stage 11's classic last warp from [tests/mistakes](../../tests/mistakes/stage11_unroll_last_warp/classic_volatile.patch)).
+
+{sweep_table(rows, stages + VARIANTS)}
+
+## Stage 06 without its filter, and the debug build
+
+Block 256. `-G` is the same source built with `-DCMAKE_CUDA_FLAGS=-G` (device debug
+information, device optimisation off) in `build/debug-G`.
+
+{sums_table(rows)}
+""")
+
+
+def run_lessons(stages, meta, out):
+    rows = measure(stages)
+    write(rows, stages, meta, out)
+    print((out / "lessons.md").read_text())
+    return 0 if all(r["match"] for r in rows if r["executable"].startswith("stage")) else 1
