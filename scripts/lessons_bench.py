@@ -22,16 +22,19 @@ DEBUG_TARGETS = ["stage06", "variant06_no_filter"]
 
 
 def run(path, block):
-    """One process: its GPU time (ms), its GPU sum as printed, and whether it matched."""
+    """One process: its GPU time (ms), its GPU sum as printed, and whether it matched; a
+    variant may also fail outright (stage 11's classic form reads past a 32-thread block's
+    shared memory), and then the error is its result."""
     command = [str(path), "--n", str(N), "--block", str(block), "--repeat", str(REPEAT)]
     done = subprocess.run(command, capture_output=True, text=True)
     time = re.search(r"GPU time : ([0-9.]+) ms", done.stdout)
     total = re.search(r"GPU sum : (\S+)", done.stdout)
     cpu = re.search(r"CPU sum : (\S+)", done.stdout)
     if done.returncode not in (0, 1) or not time:
-        raise RuntimeError(f"{' '.join(command)} exited {done.returncode}: {done.stderr.strip()}")
+        error = (done.stderr.strip().splitlines() or [f"exit code {done.returncode}"])[0]
+        return {"gpu_ms": None, "gpu_sum": "", "cpu_sum": "", "match": False, "error": error}
     return {"gpu_ms": float(time.group(1)), "gpu_sum": total.group(1), "cpu_sum": cpu.group(1),
-            "match": done.returncode == 0}
+            "match": done.returncode == 0, "error": ""}
 
 
 def debug_build():
@@ -70,9 +73,10 @@ def measure(stages):
 
 
 def median_ms(rows, build, name, block):
+    """The median over the rounds as text; 'error' if any round failed to run."""
     times = [r["gpu_ms"] for r in rows
              if (r["build"], r["executable"], r["block"]) == (build, name, block)]
-    return statistics.median(times)
+    return "error" if None in times else f"{statistics.median(times):.4f}"
 
 
 def all_match(rows, name):
@@ -80,10 +84,10 @@ def all_match(rows, name):
 
 
 def sweep_table(rows, names):
-    lines = ["| executable | " + " | ".join(str(b) for b in BLOCKS) + " | all match |",
+    lines = ["| executable | " + " | ".join(str(b) for b in BLOCKS) + " | every run matched |",
              "|---|" + "---|" * (len(BLOCKS) + 1)]
     for name in names:
-        cells = [f"{median_ms(rows, 'release', name, b):.4f}" for b in BLOCKS]
+        cells = [median_ms(rows, "release", name, b) for b in BLOCKS]
         lines.append(f"| {name} | " + " | ".join(cells) + f" | {'yes' if all_match(rows, name) else 'no'} |")
     return "\n".join(lines)
 
@@ -94,11 +98,20 @@ def sums_table(rows):
     for build in ("release", "-G"):
         for name in DEBUG_TARGETS:
             picked = [r for r in rows if (r["build"], r["executable"], r["block"]) == (build, name, 256)]
-            sums = " / ".join(r["gpu_sum"] for r in picked)
+            sums = " / ".join(f"{float(r['gpu_sum']):.1f}" for r in picked)
             matches = sum(r["match"] for r in picked)
-            lines.append(f"| {build} | {name} | {median_ms(rows, build, name, 256):.4f} | {sums} | "
+            lines.append(f"| {build} | {name} | {median_ms(rows, build, name, 256)} | {sums} | "
                          f"{matches} of {len(picked)} |")
     return "\n".join(lines)
+
+
+def error_lines(rows):
+    seen = {}
+    for r in rows:
+        if r["error"]:
+            seen.setdefault((r["build"], r["executable"], r["block"]), r["error"])
+    return "\n".join(f"- {name} ({build}), block {block}: {error}"
+                     for (build, name, block), error in seen.items()) or "None."
 
 
 def write(rows, stages, meta, out):
@@ -107,7 +120,7 @@ def write(rows, stages, meta, out):
         writer = csv.DictWriter(handle, fieldnames=list(rows[0].keys()))
         writer.writeheader()
         writer.writerows(rows)
-    cpu = rows[0]["cpu_sum"]
+    cpu = next(r["cpu_sum"] for r in rows if r["cpu_sum"])
     (out / "lessons.md").write_text(f"""# The lessons' experiments
 
 Written by `scripts/bench.sh --lessons` (do not edit by hand; [the script](../../scripts/lessons_bench.py)).
@@ -115,7 +128,7 @@ n = 2^24 (64 MiB), input seed {meta['seed']} (CPU sum {cpu}). Each process times
 launches with CUDA events after a warm-up, every timed run starting from a clean L2 (as in
 the [benchmark](README.md)), and reports the median of {REPEAT} runs; every executable ran
 {ROUNDS} times, in turn with all the others, and the tables give the median of those
-{ROUNDS}. Every result was verified after timing ("all match").
+{ROUNDS}. Every result was verified after timing.
 
 - Device: {meta['device']}
 - Driver: {meta['driver']}
@@ -130,6 +143,10 @@ GPU time in ms, `build/bin/stageNN --block B` (the answers) and `build/bin/varia
 stage 11's classic last warp from [tests/mistakes](../../tests/mistakes/stage11_unroll_last_warp/classic_volatile.patch)).
 
 {sweep_table(rows, stages + VARIANTS)}
+
+Runs that failed (first line of the error):
+
+{error_lines(rows)}
 
 ## Stage 06 without its filter, and the debug build
 
