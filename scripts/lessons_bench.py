@@ -16,8 +16,10 @@ N = 1 << 24
 BLOCKS = [32, 64, 128, 256, 512, 1024]
 ROUNDS = 3
 REPEAT = 50
-VARIANTS = ["variant06_no_filter", "variant08_strided_index", "variant11_classic_volatile",
-            "variant13_one_load_in_flight"]
+# The executables docs/experiments/CMakeLists.txt builds from the same patches.
+VARIANT_PATCHES = sorted(ROOT.glob("docs/experiments/variants/stage[0-9][0-9]_*/*.patch")) + [
+    ROOT / "tests/mistakes/stage11_unroll_last_warp/classic_volatile.patch"]
+VARIANTS = sorted(f"variant{p.parent.name[5:7]}_{p.stem}" for p in VARIANT_PATCHES)
 DEBUG_TARGETS = ["stage06", "variant06_no_filter"]
 
 
