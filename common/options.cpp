@@ -32,7 +32,7 @@ std::string range_error(std::string_view name, unsigned long long lo, unsigned l
 }
 
 bool takes_value(std::string_view name) {
-  for (std::string_view known : {"--n", "--block", "--seed", "--repeat", "--device"}) {
+  for (std::string_view known : {"--n", "--block", "--seed", "--repeat", "--device", "--version"}) {
     if (name == known) return true;
   }
   return false;
@@ -65,6 +65,9 @@ std::string apply(std::string_view name, std::string_view value, Options* opt) {
       return range_error(name, 0, kMaxDeviceIndex, value) + "; reduce_probe lists the devices";
     }
     opt->device = static_cast<int>(v);
+  } else if (name == "--version") {
+    if (!parse_whole(value, kMaxVersion, &v) || v == 0) return range_error(name, 1, kMaxVersion, value);
+    opt->version = static_cast<int>(v);
   } else {
     return unknown_option(name);
   }

@@ -20,10 +20,12 @@ struct Options {
   bool help = false;
   bool csv = false;  // one machine-readable line instead of the report (for the benchmark)
   CacheState cache = CacheState::kClean;  // --dirty-l2: kDirty
+  int version = 0;  // --version V: which of a stage's versions runs; 0 = the stage's default
 };
 
 inline constexpr int kMaxRepeat = 1000;
 inline constexpr int kMaxDeviceIndex = 63;
+inline constexpr int kMaxVersion = 16;
 
 struct ParsedOptions {
   Options options;

@@ -1,5 +1,7 @@
 #include "common/reference.h"
 
+#include "common/max_of.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -54,6 +56,45 @@ Verdict verify(float gpu_sum, const ReferenceSum& ref, std::size_t n) {
   v.relative_error = abs_error / scale;
   v.match = abs_error <= bound;
   return v;
+}
+
+float reference_max(const float* values, std::size_t n) {
+  float best = kLowest;
+  for (std::size_t i = 0; i < n; ++i) best = max_of(best, values[i]);
+  return best;
+}
+
+Verdict verify_max(float gpu_max, float ref_max) {
+  Verdict v;
+  v.tolerance = 0.0;
+  const bool both_nan = std::isnan(gpu_max) && std::isnan(ref_max);
+  v.match = both_nan || gpu_max == ref_max;
+  if (v.match) {
+    v.relative_error = 0.0;
+  } else if (std::isnan(gpu_max) || std::isnan(ref_max) || std::isinf(gpu_max) ||
+             std::isinf(ref_max)) {
+    v.relative_error = std::numeric_limits<double>::quiet_NaN();
+  } else {
+    const double scale = ref_max != 0.0f ? std::fabs(static_cast<double>(ref_max)) : 1.0;
+    v.relative_error = std::fabs(static_cast<double>(gpu_max) - ref_max) / scale;
+  }
+  return v;
+}
+
+Reference reference_for(Operation op, const float* values, std::size_t n) {
+  Reference ref{op, 0.0, {0.0, 0.0}, n};
+  if (op == Operation::kMax) {
+    ref.value = reference_max(values, n);
+  } else {
+    ref.sum = reference_sum(values, n);
+    ref.value = ref.sum.sum;
+  }
+  return ref;
+}
+
+Verdict verify(float gpu, const Reference& ref) {
+  return ref.op == Operation::kMax ? verify_max(gpu, static_cast<float>(ref.value))
+                                   : verify(gpu, ref.sum, ref.n);
 }
 
 }  // namespace reduce

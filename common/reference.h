@@ -1,7 +1,10 @@
-// The CPU reference sum and the rule that decides whether a GPU sum matches it.
+// The CPU reference sum and the rule that decides whether a GPU sum matches it; the same
+// for the maximum (stage 15), which must match exactly.
 #pragma once
 
 #include <cstddef>
+
+#include "common/stage_rules.h"
 
 namespace reduce {
 
@@ -23,5 +26,21 @@ struct Verdict {
 
 // NaN or Inf never matches; otherwise |gpu - ref| must stay within the bound.
 Verdict verify(float gpu_sum, const ReferenceSum& ref, std::size_t n);
+
+// The largest value, NaN if any value is NaN (common/max_of.h's rule).
+float reference_max(const float* values, std::size_t n);
+
+// Max is exact: the GPU must give the very value (a NaN for a NaN; -0 equals +0).
+Verdict verify_max(float gpu_max, float ref_max);
+
+// Either operation, for code that serves every stage (the executables' main).
+struct Reference {
+  Operation op;
+  double value;     // the sum, or the max
+  ReferenceSum sum; // op == kSum only
+  std::size_t n;
+};
+Reference reference_for(Operation op, const float* values, std::size_t n);
+Verdict verify(float gpu, const Reference& ref);
 
 }  // namespace reduce

@@ -25,22 +25,23 @@ std::string number(const char* format, double value) {
 }  // namespace
 
 std::string format_report(const ReportData& r) {
-  char buffer[512];
+  char buffer[640];
   std::snprintf(buffer, sizeof buffer,
                 "%s reduction %s\n"
                 "\n"
                 "Input size: %zu elements\n"
-                "CPU sum : %s\n"
-                "GPU sum : %s\n"
-                "Relative error: %s\n"
+                "CPU %s : %s\n"
+                "GPU %s : %s\n"
+                "Relative error: %s%s\n"
                 "\n"
                 "Timing:\n"
                 "  CPU time : %.3f ms\n"
                 "  GPU time : %.4f ms\n"
                 "  Bandwidth: %.1f GB/s\n",
                 r.title.c_str(), r.match ? "matches reference ✅" : "does not match reference ❌", r.n,
-                number("%.6f", r.cpu_sum).c_str(), number("%.6f", r.gpu_sum).c_str(),
-                number("%.3e", r.relative_error).c_str(), r.cpu_ms, r.gpu_ms,
+                r.quantity, number("%.6f", r.cpu_sum).c_str(), r.quantity,
+                number("%.6f", r.gpu_sum).c_str(), number("%.3e", r.relative_error).c_str(),
+                r.exact ? " (the max must match exactly)" : "", r.cpu_ms, r.gpu_ms,
                 bandwidth_gbps(r.n, r.gpu_ms));
   return buffer;
 }

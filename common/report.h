@@ -23,6 +23,8 @@ struct ReportData {
   bool match;
   double cpu_ms;
   double gpu_ms;  // median of the timed runs
+  const char* quantity = "sum";  // "max" for stage 15: its lines read "CPU max", "GPU max"
+  bool exact = false;            // the result must equal the CPU's (max), not come within a bound
 };
 
 // Bytes the stage must read (each input float once) per second, in GB/s (10^9 bytes).

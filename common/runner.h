@@ -12,7 +12,8 @@
 namespace reduce {
 
 struct RunOutput {
-  float sum;                  // the stage's final sum (host-finished where the stage says so)
+  float sum;                  // the stage's final result (host-finished where the stage says
+                              // so): the sum, or for a max stage the max
   std::size_t device_values;  // how many values the launches left on the device
 };
 

@@ -42,15 +42,37 @@ struct DeviceValues {
   std::size_t count;
 };
 
+using LaunchFunction = DeviceValues (*)(const Launch& run);
+
+// One of several ways a stage computes the same result (stage 15's six versions of max).
+struct StageVersion {
+  const char* technique;  // "warp shuffle"
+  LaunchFunction launch;
+};
+
 struct StagePlan {
   int number;              // 7 for stage07_interleaved
   const char* technique;   // "interleaved addressing"
   SizeRule sizes;
   Finish finish;
-  DeviceValues (*launch)(const Launch& run);  // enqueue the stage's kernels, no syncing
+  LaunchFunction launch;   // enqueue the stage's kernels, no syncing
   bool reduces_in_place = false;  // wants Launch::work, refilled before every run, untimed
   const char* title = nullptr;    // the report's name when not "Stage N" (the CUB baseline)
+  Operation op = Operation::kSum;
+  // Versions picked with --version 1..version_count; `launch` is the default (the last).
+  const StageVersion* versions = nullptr;
+  int version_count = 0;
 };
+
+// The plan running version `version` (1-based); 0 keeps the plan's own launch.
+inline StagePlan with_version(const StagePlan& plan, int version) {
+  StagePlan picked = plan;
+  if (version >= 1 && version <= plan.version_count) {
+    picked.technique = plan.versions[version - 1].technique;
+    picked.launch = plan.versions[version - 1].launch;
+  }
+  return picked;
+}
 
 // Defined once in each stage's todo.cu (template and answer alike).
 const StagePlan& stage_plan();

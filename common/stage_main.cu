@@ -21,40 +21,91 @@ std::string stage_title(const StagePlan& plan) {
   return plan.title != nullptr ? plan.title : "Stage " + std::to_string(plan.number);
 }
 
-ReferenceSum timed_reference(const std::vector<float>& input, double* cpu_ms) {
+// The report's first words: "Stage 15 max, version 4 of 6 (warp shuffle)".
+std::string report_title(const StagePlan& plan, int version) {
+  std::string title = stage_title(plan);
+  if (plan.op == Operation::kMax) title += " max";
+  if (plan.version_count > 0) {
+    const int shown = version > 0 ? version : plan.version_count;
+    title += ", version " + std::to_string(shown) + " of " + std::to_string(plan.version_count) +
+             " (" + plan.versions[shown - 1].technique + ")";
+  }
+  return title;
+}
+
+// The --csv name: "Stage 15", or "Stage 15 v4" when a version was asked for.
+std::string csv_title(const StagePlan& plan, int version) {
+  return stage_title(plan) + (version > 0 ? " v" + std::to_string(version) : "");
+}
+
+std::string versions_help(const StagePlan& plan) {
+  if (plan.version_count == 0) return "";
+  std::string text = "\nVersions (--version V; without it, version " +
+                     std::to_string(plan.version_count) + "):\n";
+  for (int v = 1; v <= plan.version_count; ++v) {
+    text += "  " + std::to_string(v) + "  " + plan.versions[v - 1].technique + "\n";
+  }
+  return text;
+}
+
+std::string check_version(const StagePlan& plan, int version) {
+  if (version == 0 || version <= plan.version_count) return "";
+  if (plan.version_count == 0) {
+    return "--version " + std::to_string(version) + ": stage " + std::to_string(plan.number) +
+           " has only one version; leave --version out";
+  }
+  return "--version " + std::to_string(version) + ": stage " + std::to_string(plan.number) +
+         " has versions 1 to " + std::to_string(plan.version_count) + " (run with --help)";
+}
+
+Reference timed_reference(Operation op, const std::vector<float>& input, double* cpu_ms) {
   const auto start = std::chrono::steady_clock::now();
-  const ReferenceSum ref = reference_sum(input.data(), input.size());
+  const Reference ref = reference_for(op, input.data(), input.size());
   const auto stop = std::chrono::steady_clock::now();
   *cpu_ms = std::chrono::duration<double, std::milli>(stop - start).count();
   return ref;
 }
 
-int run_stage(const StagePlan& plan, const Options& opt, const std::string& program) {
+const char* quantity(Operation op) { return op == Operation::kMax ? "max" : "sum"; }
+
+int run_stage(const StagePlan& stage, const Options& opt, const std::string& program) {
+  const StagePlan plan = with_version(stage, opt.version);
   const std::vector<float> input = generate_input(opt.n, opt.seed);
   double cpu_ms = 0.0;
-  const ReferenceSum ref = timed_reference(input, &cpu_ms);
+  const Reference ref = timed_reference(plan.op, input, &cpu_ms);
 
   StageRunner runner(plan, opt.n);
   runner.upload(input);
   const Timing timing = runner.time(opt.block, opt.repeat, opt.cache);
 
-  const Verdict warmup = verify(timing.warmup.sum, ref, opt.n);
-  const Verdict last = verify(timing.last.sum, ref, opt.n);
-  if (!std::isfinite(timing.last.sum)) {
+  const Verdict warmup = verify(timing.warmup.sum, ref);
+  const Verdict last = verify(timing.last.sum, ref);
+  const bool unwritten = plan.op == Operation::kMax
+                             ? std::isnan(timing.last.sum) && !std::isnan(ref.value)
+                             : !std::isfinite(timing.last.sum);
+  if (unwritten) {
     std::fprintf(stderr,
-                 "%s: the GPU sum is not a number: the harness fills the block sums with NaN "
-                 "before each run, so some block's sum was never written (or the input "
-                 "overflowed)\n",
-                 program.c_str());
+                 "%s: the GPU %s is not a number: the harness fills the block results with NaN "
+                 "before each run, so some block's %s was never written%s\n",
+                 program.c_str(), quantity(plan.op), quantity(plan.op),
+                 plan.op == Operation::kSum ? " (or the input overflowed)" : "");
   }
   if (!warmup.match && last.match) {  // otherwise the report itself shows the failure
     std::fprintf(stderr, "%s: the untimed warm-up run gave %.6f\n", program.c_str(),
                  static_cast<double>(timing.warmup.sum));
   }
-  const ReportData report{stage_title(plan), opt.n,          ref.sum,
-                          timing.last.sum,   last.relative_error, last.match && warmup.match,
-                          cpu_ms,            timing.median_ms};
-  if (opt.csv) {
+  const bool csv = opt.csv;
+  const ReportData report{csv ? csv_title(stage, opt.version) : report_title(stage, opt.version),
+                          opt.n,
+                          ref.value,
+                          timing.last.sum,
+                          last.relative_error,
+                          last.match && warmup.match,
+                          cpu_ms,
+                          timing.median_ms,
+                          quantity(plan.op),
+                          plan.op == Operation::kMax};
+  if (csv) {
     std::printf("%s\n", format_csv(report, opt.block).c_str());
   } else {
     std::fputs(format_report(report).c_str(), stdout);
@@ -67,8 +118,11 @@ int run_stage(const StagePlan& plan, const Options& opt, const std::string& prog
 int main(int argc, char** argv) {
   const StagePlan& plan = stage_plan();
   const ProgramSpec spec{
-      usage(argv[0], plan.number, plan.sizes),
-      [&](const Options& opt) { return check_size(plan.sizes, plan.number, opt.n, opt.block); },
+      usage(argv[0], plan.number, plan.sizes) + versions_help(plan),
+      [&](const Options& opt) {
+        const std::string version = check_version(plan, opt.version);
+        return version.empty() ? check_size(plan.sizes, plan.number, opt.n, opt.block) : version;
+      },
       [&](std::size_t n) { return StageRunner::bytes_needed(plan, n); }};
   return run_program(argc, argv, spec,
                      [&](const Program& program) { return run_stage(plan, program.options, program.name); });

@@ -11,6 +11,12 @@ enum class SizeRule {
   kAnyLength,        // every n >= 1 (stage 09 onwards)
 };
 
+// What the stage computes from its n floats.
+enum class Operation {
+  kSum,  // stages 06 to 14
+  kMax,  // stage 15: the largest element; a NaN anywhere makes the result NaN
+};
+
 enum class Finish {
   kOnHost,    // the launches leave one sum per block; the harness adds them on the CPU
   kOnDevice,  // the launches leave the single final sum on the GPU

@@ -123,4 +123,14 @@ INSTANTIATE_TEST_SUITE_P(
         BadOption{{"--n", "1024", "--bogus"}, "unknown option '--bogus'", "--help"},
         BadOption{{"1024"}, "1024", "--n 16777216"}));
 
+TEST(Options, VersionPicksOneOfAStagesVersions) {
+  EXPECT_EQ(parse({"--n", "64"}).options.version, 0);  // 0: the stage's default
+  const auto parsed = parse({"--version", "4"});
+  ASSERT_TRUE(parsed.ok()) << parsed.error;
+  EXPECT_EQ(parsed.options.version, 4);
+  EXPECT_FALSE(parse({"--version", "0"}).ok());
+  EXPECT_FALSE(parse({"--version", "17"}).ok());
+  EXPECT_FALSE(parse({"--version", "shuffle"}).ok());
+}
+
 }  // namespace

@@ -100,4 +100,41 @@ TEST(Verify, ZeroReferenceUsesAbsoluteError) {
   EXPECT_TRUE(verify(0.0f, ref, 8).match);
 }
 
+constexpr float kNan = std::numeric_limits<float>::quiet_NaN();
+constexpr float kInf = std::numeric_limits<float>::infinity();
+
+TEST(ReferenceMax, LargestValueEvenWhenAllAreNegative) {
+  const std::vector<float> values = {-3.0f, -1.5f, -7.0f, -1.5f};
+  EXPECT_EQ(reduce::reference_max(values.data(), values.size()), -1.5f);
+  const std::vector<float> lows = {-kInf, -kInf};
+  EXPECT_EQ(reduce::reference_max(lows.data(), lows.size()), -kInf);
+}
+
+TEST(ReferenceMax, ANanAnywhereMakesTheMaxNan) {
+  for (std::size_t at : {0u, 1u, 2u}) {
+    std::vector<float> values = {1.0f, 5.0f, 2.0f};
+    values[at] = kNan;
+    EXPECT_TRUE(std::isnan(reduce::reference_max(values.data(), values.size()))) << at;
+  }
+}
+
+TEST(ReferenceMax, VerifyIsExact) {
+  EXPECT_TRUE(reduce::verify_max(5.0f, 5.0f).match);
+  EXPECT_TRUE(reduce::verify_max(kNan, kNan).match);
+  EXPECT_TRUE(reduce::verify_max(-0.0f, 0.0f).match);  // equal as floats
+  EXPECT_FALSE(reduce::verify_max(std::nextafter(5.0f, 6.0f), 5.0f).match);
+  EXPECT_FALSE(reduce::verify_max(5.0f, kNan).match);
+  EXPECT_FALSE(reduce::verify_max(kNan, 5.0f).match);
+  EXPECT_FALSE(reduce::verify_max(kInf, 5.0f).match);
+}
+
+TEST(ReferenceMax, ReferenceForPicksTheOperation) {
+  const std::vector<float> values = {1.0f, 2.0f, 4.0f};
+  EXPECT_EQ(reduce::reference_for(reduce::Operation::kSum, values.data(), 3).value, 7.0);
+  const auto max = reduce::reference_for(reduce::Operation::kMax, values.data(), 3);
+  EXPECT_EQ(max.value, 4.0);
+  EXPECT_TRUE(reduce::verify(4.0f, max).match);
+  EXPECT_FALSE(reduce::verify(4.000001f, max).match);  // a sum's tolerance would let this pass
+}
+
 }  // namespace

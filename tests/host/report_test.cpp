@@ -67,4 +67,16 @@ TEST(Report, ExitCodesAreDistinct) {
   EXPECT_GT(reduce::kExitCudaError, 2);
 }
 
+TEST(Report, MaxReportNamesItsQuantityAndExactness) {
+  reduce::ReportData data{"Stage 15 max, version 4 of 6 (warp shuffle)", 1000, 0.999, 0.999f,
+                          0.0, true, 0.01, 0.002};
+  data.quantity = "max";
+  data.exact = true;
+  const std::string report = reduce::format_report(data);
+  EXPECT_EQ(report.rfind("Stage 15 max, version 4 of 6 (warp shuffle) reduction matches", 0), 0u);
+  EXPECT_NE(report.find("CPU max : 0.999000\n"), std::string::npos) << report;
+  EXPECT_NE(report.find("GPU max : 0.999000\n"), std::string::npos) << report;
+  EXPECT_NE(report.find("(the max must match exactly)"), std::string::npos) << report;
+}
+
 }  // namespace
