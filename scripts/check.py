@@ -56,14 +56,29 @@ def stage_dir(number):
     raise Stop(f"check.sh: error: there is no stage {number}; the stages are: {known}", 2)
 
 
-def sanitizer_configs(source_text):
-    """(label, n, block) runs that expose edge cases: odd n, n below one block, blocks of
-    32 and 1024. Stages whose n must be a whole number of blocks get whole blocks."""
+def sanitizer_configs(source_text, versions=0):
+    """(label, options) runs that expose edge cases: odd n, n below one block, blocks of
+    32 and 1024. Stages whose n must be a whole number of blocks get whole blocks. A
+    stage with versions runs each of them at the odd sizes, the default also at n=100."""
+    def run(n, block, version=0):
+        label = f"n={n}, block {block}" + (f", --version {version}" if version else "")
+        return label, [str(n), str(block)] + (["--version", str(version)] if version else [])
     if "SizeRule::kMultipleOfBlock" in source_text:
-        return [("n=1056, block 32", 1056, 32), ("n=1024, block 1024", 1024, 1024),
-                ("n=65536, block 256", 65536, 256)]
-    return [("n=1001, block 32", 1001, 32), ("n=100, block 1024", 100, 1024),
-            ("n=65537, block 256", 65537, 256)]
+        return [run(1056, 32), run(1024, 1024), run(65536, 256)]
+    if versions:
+        return [run(n, block, v) for v in range(1, versions + 1)
+                for n, block in ((1001, 32), (65537, 256))] + [run(100, 1024)]
+    return [run(1001, 32), run(100, 1024), run(65537, 256)]
+
+
+def version_count(exe):
+    """How many versions the executable offers (its --help lists them), 0 for one."""
+    try:
+        text = subprocess.run([exe, "--help"], capture_output=True, text=True, timeout=60).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return 0
+    listing = text.partition("\nVersions")[2]
+    return len(re.findall(r"^  (\d+)  ", listing, re.M))
 
 
 # ---------------------------------------------------------------------------- results
@@ -122,11 +137,12 @@ def run_sanitizer(tool, exe, source, configs, out_dir):
     log = out_dir / f"{tool}.log"
     with open(log, "w", encoding="utf-8"):
         pass
-    for label, n, block in configs:
-        part = out_dir / f"{tool}.{n}.{block}.log"
+    for label, (n, block, *version) in configs:
+        part = out_dir / f"{tool}.{n}.{block}{'.v' + version[1] if version else ''}.log"
         code, text = run_logged(
             [sanitizer_path(), "--tool", tool, "--print-limit", "20", "--error-exitcode", "99",
-             exe, "--n", n, "--block", block, "--repeat", "1"], part, SANITIZER_TIMEOUT_S)
+             exe, "--n", n, "--block", block, "--repeat", "1", *version], part,
+            SANITIZER_TIMEOUT_S)
         with open(log, "a", encoding="utf-8") as whole:
             whole.write(text + "\n")
         part.unlink()
@@ -164,7 +180,7 @@ def check_built(stage, source, exe, suite, out_dir, jobs, expect=None, hints=Non
         # A kernel that never finishes would hang each tool the same way.
         show("⏭  sanitizer 검사는 건너뜁니다: 테스트가 끝나지 않아 도구도 끝나지 않습니다.")
         return results
-    configs = sanitizer_configs(source_text)
+    configs = sanitizer_configs(source_text, version_count(exe))
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         futures = [pool.submit(run_sanitizer, tool, exe, source, configs, out_dir)
                    for tool in SANITIZERS]

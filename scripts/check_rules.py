@@ -59,6 +59,8 @@ GENERIC = {
     "tests.input": ("입력 배열이 바뀌었습니다. 입력은 읽기만 해야 합니다.", DEFAULT_SECTION),
     "tests.exact": ("정수 입력의 합이 정확히 맞지 않습니다. 어떤 원소를 빠뜨렸거나 두 번 더했습니다. "
                     "인덱스와 경계 조건을 확인하세요.", DEFAULT_SECTION),
+    "tests.nan_rule": ("입력에 NaN이 있는데 결과가 NaN이 아닙니다. 이 과정의 max는 NaN을 퍼뜨립니다"
+                       "(fmaxf는 NaN을 버립니다). 두 값을 고를 때 max_of를 쓰세요.", DEFAULT_SECTION),
     "tests.wrong": ("합이 틀립니다. 인덱스 계산, 루프 조건, 경계 검사를 확인하세요.", DEFAULT_SECTION),
     "memcheck": ("배열 범위 밖을 읽거나 썼습니다. 로그가 가리키는 줄의 인덱스와 경계 검사를 보세요.",
                  DEFAULT_SECTION),
@@ -142,7 +144,10 @@ def failed_tests(report):
         for test in suite.get("testsuite", []):
             if not test.get("failures"):
                 continue
-            name, _, block = test["name"].partition("/")
+            name, _, label = test["name"].partition("/")
+            # "block32", or "block32_version3" in a suite that also runs versions
+            block = re.match(r"block\d+", label)
+            block = block.group(0) if block else label
             failed.append((name, block, [f.get("failure", "") for f in test["failures"]]))
     return failed
 
@@ -194,6 +199,7 @@ def classify_suite(text, failed, source=None):
     if failed and {block for _, block, _ in failed} == {"block32"}:
         return "tests.block32"
     for name, key in (("SameInputGivesBitIdenticalSums", "tests.repeat"),
+                      ("NanAnywhereGivesNan", "tests.nan_rule"),
                       ("InputIsUnchanged", "tests.input"),
                       ("ExactIntegerInputGivesExactSum", "tests.exact")):
         if names == {name}:

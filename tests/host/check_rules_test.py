@@ -107,6 +107,15 @@ class SuiteVerdicts(unittest.TestCase):
         self.assertEqual(self.key([("A", 64, wrong)], text="reduce-check: __shfl_down_sync at /x/todo.cu:5 ran in lane 16"),
                          "tests.mask")
 
+    def test_versioned_suites_read_the_block_from_their_labels(self):
+        wrong = "GPU 12.5, CPU 13"
+        versioned = {"tests": 2, "testsuites": [{"testsuite": [
+            {"name": "A/block32_version1", "failures": [{"failure": wrong}]},
+            {"name": "B/block32_version4", "failures": [{"failure": wrong}]}]}]}
+        self.assertEqual(check_rules.judge_suite(1, "", versioned, None).key, "tests.block32")
+        self.assertEqual(self.key([("NanAnywhereGivesNan", 64, "GPU 0.9, CPU nan")]),
+                         "tests.nan_rule")
+
     def test_misused_barrier_fails_even_when_every_test_passes(self):
         with tempfile.TemporaryDirectory() as folder:
             source = pathlib.Path(folder) / "todo.cu"

@@ -1,0 +1,202 @@
+// Stage 15: the maximum, in the course's six versions.
+// The same trees as stages 07 to 13, with max_of in place of + and kLowest (-inf) in
+// place of 0: interleaved addressing, sequential addressing, the unrolled last warp,
+// warp shuffle, two elements per thread, and a grid-stride pass plus one block. Max is
+// exact, so the result must equal the CPU's; a NaN anywhere in the input makes it NaN
+// (common/max_of.h says why).
+//
+// Run it:   scripts/run.sh 15                      (version 6, the default)
+//           build/bin/stage15_todo --version 1     (one of your versions)
+// Test it:  scripts/test.sh --todo 15              (every version at every block size)
+#include "common/launch.h"
+#include "common/max_of.h"
+
+using reduce::kLowest;
+using reduce::max_of;
+
+constexpr unsigned int kWarpSize = 32;
+static_assert(kWarpSize == 32, "the shuffle steps and warp_maxes assume 32-lane warps");
+
+// ---------------------------------------------------------------- versions 1 to 3
+// One element per thread into shared memory (kLowest past the end), then a tree.
+
+__device__ float load_one(const float* in, unsigned int n) {
+  const unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
+  return (i < n) ? in[i] : kLowest;
+}
+
+// Version 1: stage 07's interleaved addressing.
+__global__ void max_interleaved(const float* in, float* block_maxes, unsigned int n) {
+  extern __shared__ float sdata[];
+  const unsigned int tid = threadIdx.x;
+  sdata[tid] = load_one(in, n);
+  __syncthreads();
+  // ====================== TODO 1 of 7: BEGIN ======================
+  // stride = 1, 2, 4, ... while stride < blockDim.x: threads whose tid is a multiple of
+  // 2 * stride keep max_of(sdata[tid], sdata[tid + stride]) in sdata[tid]; the whole
+  // block waits after each step.
+  // ====================== TODO 1 of 7: END ========================
+  if (tid == 0) block_maxes[blockIdx.x] = sdata[0];
+}
+
+// Version 2: stage 08's sequential addressing.
+__global__ void max_sequential(const float* in, float* block_maxes, unsigned int n) {
+  extern __shared__ float sdata[];
+  const unsigned int tid = threadIdx.x;
+  sdata[tid] = load_one(in, n);
+  __syncthreads();
+  // ====================== TODO 2 of 7: BEGIN ======================
+  // stride = blockDim.x / 2, halving down to 1: threads tid < stride keep
+  // max_of(sdata[tid], sdata[tid + stride]); the whole block waits after each step.
+  // ====================== TODO 2 of 7: END ========================
+  if (tid == 0) block_maxes[blockIdx.x] = sdata[0];
+}
+
+// Version 3: stage 11's unrolled last warp. The block-wide steps stop at 64 values;
+// the first warp folds those without __syncthreads().
+__global__ void max_unrolled(const float* in, float* block_maxes, unsigned int n) {
+  extern __shared__ float sdata[];
+  const unsigned int tid = threadIdx.x;
+  sdata[tid] = load_one(in, n);
+  __syncthreads();
+  for (unsigned int stride = blockDim.x / 2; stride > kWarpSize; stride >>= 1) {
+    if (tid < stride) sdata[tid] = max_of(sdata[tid], sdata[tid + stride]);
+    __syncthreads();
+  }
+  if (tid < kWarpSize) {
+    float best = sdata[tid];
+    // ====================== TODO 3 of 7: BEGIN ======================
+    // Offsets 32 (only when blockDim.x >= 64: a 32-thread block has no sdata[32..63]),
+    // 16, 8, 4, 2, 1. At each: lanes tid < offset take max_of(best, sdata[tid + offset]);
+    // __syncwarp() so every lane has read before any writes; sdata[tid] = best;
+    // __syncwarp() again so the next step sees the writes.
+    // ====================== TODO 3 of 7: END ========================
+    if (tid == 0) block_maxes[blockIdx.x] = best;
+  }
+}
+
+// ---------------------------------------------------------------- versions 4 to 6
+// Registers and shuffles: no shared-memory tree, one barrier per block.
+
+// Returns, in lane 0, the max of `value` over the warp's 32 lanes.
+__device__ float warp_max(float value) {
+  // ====================== TODO 4 of 7: BEGIN ======================
+  // Offsets 16, 8, 4, 2, 1: value = max_of(value, __shfl_down_sync(0xffffffff, value,
+  // offset)). Every lane of the warp must call it (the mask says all 32 take part).
+  // ====================== TODO 4 of 7: END ========================
+  return value;
+}
+
+// Returns, in thread 0, the max of `value` over the block. Every thread must call it.
+__device__ float block_max(float value) {
+  value = warp_max(value);
+  // ====================== TODO 5 of 7: BEGIN ======================
+  // Combine the warps' maxima through shared memory:
+  // - declare __shared__ float warp_maxes[kWarpSize] (a block has at most 32 warps);
+  // - lane = threadIdx.x % kWarpSize, warp = threadIdx.x / kWarpSize;
+  // - lane 0 of each warp stores its max in warp_maxes[warp]; then a barrier;
+  // - the first warp loads warp_maxes[lane] for lanes below blockDim.x / kWarpSize
+  //   (kLowest for the rest, never 0: the maxima may all be negative) and takes
+  //   warp_max of those.
+  // ====================== TODO 5 of 7: END ========================
+  return value;
+}
+
+// Version 4: stage 12's warp shuffle, one element per thread.
+__global__ void max_shuffle(const float* in, float* block_maxes, unsigned int n) {
+  const float best = block_max(load_one(in, n));
+  if (threadIdx.x == 0) block_maxes[blockIdx.x] = best;
+}
+
+// Version 5: two elements per thread (stage 10's first step during the load), then
+// version 4's block_max. Blocks cover 2 * blockDim.x elements.
+__global__ void max_coarsened(const float* in, float* block_maxes, unsigned int n) {
+  float best = kLowest;
+  // ====================== TODO 6 of 7: BEGIN ======================
+  // i = blockIdx.x * (2 * blockDim.x) + threadIdx.x: best is the max of in[i] and
+  // in[i + blockDim.x], each only if it is below n.
+  // ====================== TODO 6 of 7: END ========================
+  best = block_max(best);
+  if (threadIdx.x == 0) block_maxes[blockIdx.x] = best;
+}
+
+// Version 6: stage 13's grid-stride pass. A grid that just fills the device reads the
+// whole input, four loads in flight per thread; a second launch of one block takes the
+// max of the block maxes.
+__global__ void max_grid_stride(const float* in, float* block_maxes, unsigned int n) {
+  float best = kLowest;
+  // ====================== TODO 7 of 7: BEGIN ======================
+  // grid_threads = blockDim.x * gridDim.x. From i = this thread's global index, load
+  // in[i], in[i + grid_threads], ... kLoadsInFlight at a time into separate registers
+  // before combining any of them (so the loads overlap); finish the last few one by one.
+  // kLoadsInFlight = 4.
+  // ====================== TODO 7 of 7: END ========================
+  best = block_max(best);
+  if (threadIdx.x == 0) block_maxes[blockIdx.x] = best;
+}
+
+namespace {
+
+// Versions 1 to 5 relaunch on their block maxes until one value is left.
+reduce::DeviceValues launch_interleaved(const reduce::Launch& run) {
+  return reduce::launch_until_one(max_interleaved, "max_interleaved", run.in, run,
+                                  {1, sizeof(float)});
+}
+
+reduce::DeviceValues launch_sequential(const reduce::Launch& run) {
+  return reduce::launch_until_one(max_sequential, "max_sequential", run.in, run,
+                                  {1, sizeof(float)});
+}
+
+reduce::DeviceValues launch_unrolled(const reduce::Launch& run) {
+  return reduce::launch_until_one(max_unrolled, "max_unrolled", run.in, run, {1, sizeof(float)});
+}
+
+reduce::DeviceValues launch_shuffle(const reduce::Launch& run) {
+  return reduce::launch_until_one(max_shuffle, "max_shuffle", run.in, run, {1, 0});
+}
+
+reduce::DeviceValues launch_coarsened(const reduce::Launch& run) {
+  return reduce::launch_until_one(max_coarsened, "max_coarsened", run.in, run, {2, 0});
+}
+
+// Two launches whatever n is: as many blocks as the device holds at once, then one.
+reduce::DeviceValues launch_grid_stride(const reduce::Launch& run) {
+  int blocks_per_sm = 1;
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, max_grid_stride,
+                                                           static_cast<int>(run.block), 0));
+  const auto grid = static_cast<unsigned int>(
+      reduce::resident_grid(run.n, run.block, run.sm_count, blocks_per_sm));
+  max_grid_stride<<<grid, run.block, 0, run.stream>>>(run.in, run.partials,
+                                                       static_cast<unsigned int>(run.n));
+  CUDA_CHECK_LAUNCH("max_grid_stride");
+  max_grid_stride<<<1, run.block, 0, run.stream>>>(run.partials, run.partials_alt, grid);
+  CUDA_CHECK_LAUNCH("max_grid_stride (one block over the block maxes)");
+  return {run.partials_alt, 1};
+}
+
+constexpr reduce::StageVersion kVersions[] = {
+    {"interleaved addressing", launch_interleaved},
+    {"sequential addressing", launch_sequential},
+    {"unrolled last warp", launch_unrolled},
+    {"warp shuffle", launch_shuffle},
+    {"two elements per thread", launch_coarsened},
+    {"grid-stride pass and one block", launch_grid_stride},
+};
+constexpr int kVersionCount = sizeof(kVersions) / sizeof(kVersions[0]);
+
+}  // namespace
+
+const reduce::StagePlan& reduce::stage_plan() {
+  static const StagePlan plan{15,
+                              kVersions[kVersionCount - 1].technique,
+                              SizeRule::kAnyLength,
+                              Finish::kOnDevice,
+                              kVersions[kVersionCount - 1].launch,
+                              false,
+                              nullptr,
+                              Operation::kMax,
+                              kVersions,
+                              kVersionCount};
+  return plan;
+}
