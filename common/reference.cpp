@@ -64,6 +64,15 @@ float reference_max(const float* values, std::size_t n) {
   return best;
 }
 
+std::size_t reference_argmax(const float* values, std::size_t n) {
+  std::size_t best = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (std::isnan(values[i])) return i;
+    if (values[i] > values[best]) best = i;  // strict: the first of equal values stays
+  }
+  return best;
+}
+
 Verdict verify_max(float gpu_max, float ref_max) {
   Verdict v;
   v.tolerance = 0.0;

@@ -30,6 +30,10 @@ Verdict verify(float gpu_sum, const ReferenceSum& ref, std::size_t n);
 // The largest value, NaN if any value is NaN (common/max_of.h's rule).
 float reference_max(const float* values, std::size_t n);
 
+// The index of the first maximum: the first NaN if there is one, else the first element
+// equal to reference_max (-0 equal to +0). n >= 1.
+std::size_t reference_argmax(const float* values, std::size_t n);
+
 // Max is exact: the GPU must give the very value (a NaN for a NaN; -0 equals +0).
 Verdict verify_max(float gpu_max, float ref_max);
 

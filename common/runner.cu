@@ -1,5 +1,6 @@
 #include "common/runner.h"
 
+#include "common/argmax_key.h"
 #include "common/max_of.h"
 #include "common/shared_poison.h"
 
@@ -16,7 +17,8 @@ StageRunner::StageRunner(const StagePlan& plan, std::size_t n, std::size_t input
       partials_(partial_capacity(n)),
       partials_alt_(partial_capacity(n)),
       work_(plan.reduces_in_place ? n : 0),
-      ticket_(1) {
+      ticket_(1),
+      best_key_(plan.argmax != nullptr ? 1 : 0) {
   int device = 0;
   CUDA_CHECK(cudaGetDevice(&device));
   CUDA_CHECK(cudaDeviceGetAttribute(&sm_count_, cudaDevAttrMultiProcessorCount, device));
@@ -25,7 +27,7 @@ StageRunner::StageRunner(const StagePlan& plan, std::size_t n, std::size_t input
 
 std::size_t StageRunner::bytes_needed(const StagePlan& plan, std::size_t n) {
   const std::size_t floats = n + 2 * partial_capacity(n) + (plan.reduces_in_place ? n : 0);
-  return floats * sizeof(float) + L2Flusher::bytes();
+  return floats * sizeof(float) + sizeof(unsigned long long) + L2Flusher::bytes();
 }
 
 void StageRunner::upload(const std::vector<float>& host) {
@@ -50,10 +52,22 @@ void StageRunner::prepare() {
   }
 }
 
-DeviceValues StageRunner::launch(unsigned block) {
-  const Launch run{input(),     n_,        block,          partials_.get(), partials_alt_.get(),
-                   work_.get(), sm_count_, ticket_.get(), 0};
-  return plan_.launch(run);
+Launch StageRunner::launch_args(unsigned block) const {
+  return {input(),     n_,        block,         partials_.get(), partials_alt_.get(),
+          work_.get(), sm_count_, ticket_.get(), 0,               best_key_.get()};
+}
+
+DeviceValues StageRunner::launch(unsigned block) { return plan_.launch(launch_args(block)); }
+
+std::size_t StageRunner::argmax(unsigned block) {
+  if (plan_.argmax == nullptr) throw std::logic_error("this stage has no argmax");
+  prepare();
+  CUDA_CHECK(cudaMemset(best_key_.get(), 0, best_key_.bytes()));
+  plan_.argmax(launch_args(block));
+  CUDA_CHECK(cudaDeviceSynchronize());
+  unsigned long long key = kNoArgmax;
+  CUDA_CHECK(cudaMemcpy(&key, best_key_.get(), sizeof key, cudaMemcpyDeviceToHost));
+  return key == kNoArgmax ? kNoIndex : argmax_index(key);
 }
 
 RunOutput StageRunner::finish(const DeviceValues& values) const {

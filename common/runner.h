@@ -37,6 +37,11 @@ class StageRunner {
   std::vector<float> download_input() const;
 
   RunOutput run(unsigned block);
+
+  // The stage's argmax (StagePlan::argmax) on the uploaded input: the index of the first
+  // maximum, or kNoIndex when the launches left no key.
+  static constexpr std::size_t kNoIndex = static_cast<std::size_t>(-1);
+  std::size_t argmax(unsigned block);
   Timing time(unsigned block, int repeat, CacheState cache = CacheState::kClean);
 
  private:
@@ -44,6 +49,7 @@ class StageRunner {
   // a value the stage never wrote shows, and a fresh copy of the input for stages that
   // reduce in place.
   void prepare();
+  Launch launch_args(unsigned block) const;
   DeviceValues launch(unsigned block);
   RunOutput finish(const DeviceValues& values) const;
   const float* input() const { return input_.get() + input_offset_; }
@@ -56,6 +62,7 @@ class StageRunner {
   DeviceBuffer<float> partials_alt_;
   DeviceBuffer<float> work_;  // empty unless the stage reduces in place
   DeviceBuffer<unsigned int> ticket_;
+  DeviceBuffer<unsigned long long> best_key_;
   int sm_count_ = 0;
   L2Flusher l2_;
 };

@@ -27,6 +27,8 @@ struct Launch {
   unsigned int* ticket;  // one counter, zero at the start; a stage that counts finished
                          // blocks in it must leave it zero again (the harness checks)
   cudaStream_t stream;   // every launch goes on this stream, so the harness can time it
+  unsigned long long* best_key = nullptr;  // an argmax's answer (common/argmax_key.h),
+                                           // zero at the start
 };
 
 // One float per block of a pass over n elements, for the smallest block we allow.
@@ -62,6 +64,9 @@ struct StagePlan {
   // Versions picked with --version 1..version_count; `launch` is the default (the last).
   const StageVersion* versions = nullptr;
   int version_count = 0;
+  // Stage 15's argmax: enqueue kernels that leave the first maximum's key in
+  // *run.best_key (reduce::argmax_key), no syncing. Not timed; checked after the timing.
+  void (*argmax)(const Launch& run) = nullptr;
 };
 
 // The plan running version `version` (1-based); 0 keeps the plan's own launch.

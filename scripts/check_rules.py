@@ -59,6 +59,8 @@ GENERIC = {
     "tests.input": ("입력 배열이 바뀌었습니다. 입력은 읽기만 해야 합니다.", DEFAULT_SECTION),
     "tests.exact": ("정수 입력의 합이 정확히 맞지 않습니다. 어떤 원소를 빠뜨렸거나 두 번 더했습니다. "
                     "인덱스와 경계 조건을 확인하세요.", DEFAULT_SECTION),
+    "tests.argmax": ("최댓값은 맞는데 argmax(첫 번째 최댓값의 위치)가 틀립니다. 모든 워프의 후보가 빠짐없이, "
+                     "순서와 상관없이 합쳐지는지(atomicMax) 보세요.", DEFAULT_SECTION),
     "tests.nan_rule": ("입력에 NaN이 있는데 결과가 NaN이 아닙니다. 이 과정의 max는 NaN을 퍼뜨립니다"
                        "(fmaxf는 NaN을 버립니다). 두 값을 고를 때 max_of를 쓰세요.", DEFAULT_SECTION),
     "tests.wrong": ("합이 틀립니다. 인덱스 계산, 루프 조건, 경계 검사를 확인하세요.", DEFAULT_SECTION),
@@ -196,6 +198,8 @@ def classify_suite(text, failed, source=None):
     if any(math.isnan(v) for v in values):
         return "tests.nan"
     names = {name for name, _, _ in failed}
+    if names and all(name.startswith("Argmax") for name in names):
+        return "tests.argmax"
     if failed and {block for _, block, _ in failed} == {"block32"}:
         return "tests.block32"
     for name, key in (("SameInputGivesBitIdenticalSums", "tests.repeat"),

@@ -3,11 +3,12 @@
 // place of 0: interleaved addressing, sequential addressing, the unrolled last warp,
 // warp shuffle, two elements per thread, and a grid-stride pass plus one block. Max is
 // exact, so the result must equal the CPU's; a NaN anywhere in the input makes it NaN
-// (common/max_of.h says why).
+// (common/max_of.h says why). Last, argmax: the index of the first maximum.
 //
 // Run it:   scripts/run.sh 15                      (version 6, the default)
 //           build/bin/stage15_todo --version 1     (one of your versions)
 // Test it:  scripts/test.sh --todo 15              (every version at every block size)
+#include "common/argmax_key.h"
 #include "common/launch.h"
 #include "common/max_of.h"
 
@@ -31,11 +32,11 @@ __global__ void max_interleaved(const float* in, float* block_maxes, unsigned in
   const unsigned int tid = threadIdx.x;
   sdata[tid] = load_one(in, n);
   __syncthreads();
-  // ====================== TODO 1 of 7: BEGIN ======================
+  // ====================== TODO 1 of 8: BEGIN ======================
   // stride = 1, 2, 4, ... while stride < blockDim.x: threads whose tid is a multiple of
   // 2 * stride keep max_of(sdata[tid], sdata[tid + stride]) in sdata[tid]; the whole
   // block waits after each step.
-  // ====================== TODO 1 of 7: END ========================
+  // ====================== TODO 1 of 8: END ========================
   if (tid == 0) block_maxes[blockIdx.x] = sdata[0];
 }
 
@@ -45,10 +46,10 @@ __global__ void max_sequential(const float* in, float* block_maxes, unsigned int
   const unsigned int tid = threadIdx.x;
   sdata[tid] = load_one(in, n);
   __syncthreads();
-  // ====================== TODO 2 of 7: BEGIN ======================
+  // ====================== TODO 2 of 8: BEGIN ======================
   // stride = blockDim.x / 2, halving down to 1: threads tid < stride keep
   // max_of(sdata[tid], sdata[tid + stride]); the whole block waits after each step.
-  // ====================== TODO 2 of 7: END ========================
+  // ====================== TODO 2 of 8: END ========================
   if (tid == 0) block_maxes[blockIdx.x] = sdata[0];
 }
 
@@ -65,12 +66,12 @@ __global__ void max_unrolled(const float* in, float* block_maxes, unsigned int n
   }
   if (tid < kWarpSize) {
     float best = sdata[tid];
-    // ====================== TODO 3 of 7: BEGIN ======================
+    // ====================== TODO 3 of 8: BEGIN ======================
     // Offsets 32 (only when blockDim.x >= 64: a 32-thread block has no sdata[32..63]),
     // 16, 8, 4, 2, 1. At each: lanes tid < offset take max_of(best, sdata[tid + offset]);
     // __syncwarp() so every lane has read before any writes; sdata[tid] = best;
     // __syncwarp() again so the next step sees the writes.
-    // ====================== TODO 3 of 7: END ========================
+    // ====================== TODO 3 of 8: END ========================
     if (tid == 0) block_maxes[blockIdx.x] = best;
   }
 }
@@ -80,17 +81,17 @@ __global__ void max_unrolled(const float* in, float* block_maxes, unsigned int n
 
 // Returns, in lane 0, the max of `value` over the warp's 32 lanes.
 __device__ float warp_max(float value) {
-  // ====================== TODO 4 of 7: BEGIN ======================
+  // ====================== TODO 4 of 8: BEGIN ======================
   // Offsets 16, 8, 4, 2, 1: value = max_of(value, __shfl_down_sync(0xffffffff, value,
   // offset)). Every lane of the warp must call it (the mask says all 32 take part).
-  // ====================== TODO 4 of 7: END ========================
+  // ====================== TODO 4 of 8: END ========================
   return value;
 }
 
 // Returns, in thread 0, the max of `value` over the block. Every thread must call it.
 __device__ float block_max(float value) {
   value = warp_max(value);
-  // ====================== TODO 5 of 7: BEGIN ======================
+  // ====================== TODO 5 of 8: BEGIN ======================
   // Combine the warps' maxima through shared memory:
   // - declare __shared__ float warp_maxes[kWarpSize] (a block has at most 32 warps);
   // - lane = threadIdx.x % kWarpSize, warp = threadIdx.x / kWarpSize;
@@ -98,7 +99,7 @@ __device__ float block_max(float value) {
   // - the first warp loads warp_maxes[lane] for lanes below blockDim.x / kWarpSize
   //   (kLowest for the rest, never 0: the maxima may all be negative) and takes
   //   warp_max of those.
-  // ====================== TODO 5 of 7: END ========================
+  // ====================== TODO 5 of 8: END ========================
   return value;
 }
 
@@ -112,10 +113,10 @@ __global__ void max_shuffle(const float* in, float* block_maxes, unsigned int n)
 // version 4's block_max. Blocks cover 2 * blockDim.x elements.
 __global__ void max_coarsened(const float* in, float* block_maxes, unsigned int n) {
   float best = kLowest;
-  // ====================== TODO 6 of 7: BEGIN ======================
+  // ====================== TODO 6 of 8: BEGIN ======================
   // i = blockIdx.x * (2 * blockDim.x) + threadIdx.x: best is the max of in[i] and
   // in[i + blockDim.x], each only if it is below n.
-  // ====================== TODO 6 of 7: END ========================
+  // ====================== TODO 6 of 8: END ========================
   best = block_max(best);
   if (threadIdx.x == 0) block_maxes[blockIdx.x] = best;
 }
@@ -125,14 +126,30 @@ __global__ void max_coarsened(const float* in, float* block_maxes, unsigned int 
 // max of the block maxes.
 __global__ void max_grid_stride(const float* in, float* block_maxes, unsigned int n) {
   float best = kLowest;
-  // ====================== TODO 7 of 7: BEGIN ======================
+  // ====================== TODO 7 of 8: BEGIN ======================
   // grid_threads = blockDim.x * gridDim.x. From i = this thread's global index, load
   // in[i], in[i + grid_threads], ... kLoadsInFlight at a time into separate registers
   // before combining any of them (so the loads overlap); finish the last few one by one.
   // kLoadsInFlight = 4.
-  // ====================== TODO 7 of 7: END ========================
+  // ====================== TODO 7 of 8: END ========================
   best = block_max(best);
   if (threadIdx.x == 0) block_maxes[blockIdx.x] = best;
+}
+
+// ---------------------------------------------------------------- argmax
+// The index of the first maximum, in one launch. reduce::argmax_key(value, index) packs
+// an element into a 64-bit key whose larger values mean "larger element, or the same
+// element value at a smaller index" (common/argmax_key.h), so the largest key over the
+// whole input names the answer, and atomicMax can combine the blocks in any order.
+__global__ void argmax_grid_stride(const float* in, unsigned int n,
+                                   unsigned long long* best_key) {
+  // ====================== TODO 8 of 8: BEGIN ======================
+  // - best = reduce::kNoArgmax; a grid-stride loop over i keeps the larger of best and
+  //   reduce::argmax_key(in[i], i);
+  // - the warp's largest key: offsets 16, 8, 4, 2, 1 with __shfl_down_sync (it takes
+  //   unsigned long long too), keeping the larger of the two keys each time;
+  // - lane 0 of each warp: atomicMax(best_key, best).
+  // ====================== TODO 8 of 8: END ========================
 }
 
 namespace {
@@ -175,6 +192,18 @@ reduce::DeviceValues launch_grid_stride(const reduce::Launch& run) {
   return {run.partials_alt, 1};
 }
 
+// One launch: the grid the device holds at once; the key lands in *run.best_key.
+void launch_argmax(const reduce::Launch& run) {
+  int blocks_per_sm = 1;
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, argmax_grid_stride,
+                                                           static_cast<int>(run.block), 0));
+  const auto grid = static_cast<unsigned int>(
+      reduce::resident_grid(run.n, run.block, run.sm_count, blocks_per_sm));
+  argmax_grid_stride<<<grid, run.block, 0, run.stream>>>(run.in, static_cast<unsigned int>(run.n),
+                                                          run.best_key);
+  CUDA_CHECK_LAUNCH("argmax_grid_stride");
+}
+
 constexpr reduce::StageVersion kVersions[] = {
     {"interleaved addressing", launch_interleaved},
     {"sequential addressing", launch_sequential},
@@ -197,6 +226,7 @@ const reduce::StagePlan& reduce::stage_plan() {
                               nullptr,
                               Operation::kMax,
                               kVersions,
-                              kVersionCount};
+                              kVersionCount,
+                              launch_argmax};
   return plan;
 }

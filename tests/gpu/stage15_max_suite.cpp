@@ -2,7 +2,8 @@
 // block size. Max is exact, so every test compares with the CPU's value exactly; the
 // inputs are the ones a max gets wrong: every value negative (an identity of 0 instead of
 // -inf), the maximum at the first or the last element (a dropped element), -inf, +inf,
-// ties, and NaN, which must come out as NaN wherever it is (common/max_of.h).
+// ties, and NaN, which must come out as NaN wherever it is (common/max_of.h). Then the
+// argmax: the index of the first maximum.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -166,6 +167,82 @@ TEST_P(MaxSuite, InputIsUnchanged) {
   const std::vector<float> after = runner.download_input();
   EXPECT_EQ(std::memcmp(after.data(), input.data(), input.size() * sizeof(float)), 0);
 }
+
+// Argmax (the last TODO): one kernel, every block size. Its answer is an index, so any
+// slip shows: a lost warp or block, the last of equal maxima instead of the first.
+class ArgmaxSuite : public ::testing::TestWithParam<unsigned> {
+ protected:
+  void SetUp() override {
+    const DeviceProbe probe = probe_devices();
+    if (probe.count == 0) GTEST_SKIP() << "no CUDA device: " << probe.problem;
+    CUDA_CHECK(cudaSetDevice(0));
+  }
+
+  void expect_argmax(const std::vector<float>& input) {
+    StageRunner runner(stage_plan(), input.size());
+    runner.upload(input);
+    expect_argmax(runner, input);
+  }
+
+  void expect_argmax(StageRunner& runner, const std::vector<float>& input) {
+    const std::size_t gpu = runner.argmax(GetParam());
+    const std::size_t cpu = reference_argmax(input.data(), input.size());
+    EXPECT_EQ(gpu, cpu) << "argmax, n = " << input.size() << ", block = " << GetParam()
+                        << ": GPU index "
+                        << (gpu == StageRunner::kNoIndex ? std::string("none") : std::to_string(gpu))
+                        << " (value " << (gpu < input.size() ? input[gpu] : kNan) << "), CPU index "
+                        << cpu << " (value " << input[cpu] << ")";
+  }
+};
+
+TEST_P(ArgmaxSuite, ArgmaxOfDefaultInput) {
+  static const std::vector<float> input = generate_input(kDefaultN, kDefaultSeed);
+  expect_argmax(input);
+}
+
+TEST_P(ArgmaxSuite, ArgmaxAtEveryPlace) {
+  for (std::size_t n : kSizes) {
+    std::vector<float> input = negative_input(n, 3u + static_cast<std::uint32_t>(n));
+    StageRunner runner(stage_plan(), n);
+    for (std::size_t at : plant_positions(n)) {
+      SCOPED_TRACE("maximum at element " + std::to_string(at));
+      const float saved = input[at];
+      input[at] = 0.5f;
+      runner.upload(input);
+      expect_argmax(runner, input);
+      input[at] = saved;
+    }
+  }
+}
+
+TEST_P(ArgmaxSuite, ArgmaxOfTiesIsTheFirst) {
+  for (std::size_t n : {std::size_t{2}, std::size_t{1000}, std::size_t{65537}, std::size_t{1} << 20}) {
+    SCOPED_TRACE("n = " + std::to_string(n));
+    expect_argmax(std::vector<float>(n, 3.0f));   // every element ties: index 0
+    expect_argmax(std::vector<float>(n, -kInf));  // so does the lowest value
+    std::vector<float> input = negative_input(n, 17u);
+    input[n - 1] = 0.75f;
+    input[n / 3 + 1] = 0.75f;  // the first of two equal maxima, far apart
+    expect_argmax(input);
+    input[n / 3 + 1] = -0.0f;
+    input[n - 1] = 0.0f;  // -0 and +0 are equal: the first of them
+    expect_argmax(input);
+  }
+}
+
+TEST_P(ArgmaxSuite, ArgmaxOfNanIsTheFirstNan) {
+  for (std::size_t n : {std::size_t{33}, std::size_t{65537}}) {
+    std::vector<float> input = generate_input(n, 23u);
+    input[n - 1] = kNan;
+    input[n / 2] = kInf;
+    expect_argmax(input);
+    input[n / 4] = kNan;
+    expect_argmax(input);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Blocks, ArgmaxSuite, ::testing::ValuesIn(kBlocks),
+                         [](const auto& info) { return "block" + std::to_string(info.param); });
 
 INSTANTIATE_TEST_SUITE_P(
     Versions, MaxSuite,

@@ -115,6 +115,9 @@ class SuiteVerdicts(unittest.TestCase):
         self.assertEqual(check_rules.judge_suite(1, "", versioned, None).key, "tests.block32")
         self.assertEqual(self.key([("NanAnywhereGivesNan", 64, "GPU 0.9, CPU nan")]),
                          "tests.nan_rule")
+        self.assertEqual(self.key([("ArgmaxOfTiesIsTheFirst", 64, "GPU index 9 (value 3), CPU index 0"),
+                                   ("ArgmaxAtEveryPlace", 32, "GPU index none (value nan), CPU index 1")]),
+                         "tests.argmax")
 
     def test_misused_barrier_fails_even_when_every_test_passes(self):
         with tempfile.TemporaryDirectory() as folder:

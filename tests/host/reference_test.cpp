@@ -4,6 +4,7 @@
 #include <limits>
 #include <vector>
 
+#include "common/argmax_key.h"
 #include "common/reference.h"
 
 namespace {
@@ -135,6 +136,42 @@ TEST(ReferenceMax, ReferenceForPicksTheOperation) {
   EXPECT_EQ(max.value, 4.0);
   EXPECT_TRUE(reduce::verify(4.0f, max).match);
   EXPECT_FALSE(reduce::verify(4.000001f, max).match);  // a sum's tolerance would let this pass
+}
+
+}  // namespace
+
+namespace {
+
+TEST(ReferenceArgmax, FirstOfTheMaximaNanFirst) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  const std::vector<float> ties = {1.0f, 3.0f, 2.0f, 3.0f};
+  EXPECT_EQ(reduce::reference_argmax(ties.data(), ties.size()), 1u);
+  const std::vector<float> lows = {-inf, -inf};
+  EXPECT_EQ(reduce::reference_argmax(lows.data(), lows.size()), 0u);
+  const std::vector<float> zeros = {-1.0f, -0.0f, 0.0f};
+  EXPECT_EQ(reduce::reference_argmax(zeros.data(), zeros.size()), 1u);
+  const std::vector<float> nans = {5.0f, nan, inf, nan};
+  EXPECT_EQ(reduce::reference_argmax(nans.data(), nans.size()), 1u);
+}
+
+// The device combines argmax_key()s with atomicMax: the largest key must name the same
+// element as the reference, for every pair of these values in either order.
+TEST(ArgmaxKey, LargestKeyIsTheReferencesAnswer) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  const std::vector<float> values = {-inf, -3.5f, -1e-30f, -0.0f, 0.0f, 1e-30f, 2.0f,
+                                     std::numeric_limits<float>::max(), inf, nan, -nan};
+  for (float a : values) {
+    for (float b : values) {
+      const std::vector<float> pair = {a, b};
+      const unsigned long long first = reduce::argmax_key(a, 0), second = reduce::argmax_key(b, 1);
+      const unsigned int chosen = reduce::argmax_index(first > second ? first : second);
+      EXPECT_EQ(chosen, reduce::reference_argmax(pair.data(), 2)) << a << ", " << b;
+    }
+  }
+  EXPECT_GT(reduce::argmax_key(-inf, 0x7ffffffeu), reduce::kNoArgmax);
+  EXPECT_EQ(reduce::argmax_index(reduce::argmax_key(1.0f, 123456789u)), 123456789u);
 }
 
 }  // namespace
