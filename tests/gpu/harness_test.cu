@@ -128,11 +128,16 @@ TEST_F(Harness, AnswersPrintTheCourseReportAndExitZero) {
     const int code = shell(stage_binary(number) + " --n 65536 --repeat 3", &out);
     EXPECT_EQ(code, 0) << out;
     const std::string stage = std::to_string(std::stoi(number));
+    // A max stage names its default version, reports "max" and exactness, and adds its
+    // argmax; a sum stage has none of those.
     const std::regex report(
-        "Stage " + stage + " reduction matches reference ✅\n\n"
+        "Stage " + stage +
+        "( max, version ([0-9]+) of \\2 \\([a-z -]+\\))? reduction matches reference ✅\n\n"
         "Input size: 65536 elements\n"
-        "CPU sum : [0-9.]+\nGPU sum : [0-9.]+\nRelative error: [0-9.e+-]+\n\n"
-        "Timing:\n  CPU time : [0-9.]+ ms\n  GPU time : [0-9.]+ ms\n  Bandwidth: [0-9.]+ GB/s\n");
+        "CPU (sum|max) : [0-9.]+\nGPU \\3 : [0-9.]+\nRelative error: [0-9.e+-]+"
+        "( \\(the max must match exactly\\))?\n\n"
+        "Timing:\n  CPU time : [0-9.]+ ms\n  GPU time : [0-9.]+ ms\n  Bandwidth: [0-9.]+ GB/s\n"
+        "(Argmax  : GPU ([0-9]+), CPU \\6 ✅\n)?");
     EXPECT_TRUE(std::regex_match(out, report)) << out;
   }
 }
