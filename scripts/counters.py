@@ -46,7 +46,9 @@ def number(text):
 
 
 def profile(stage):
-    command = ["ncu", "--csv", "--clock-control", "none", "-k", "regex:reduce_", "--metrics",
+    # Stages 06-14 name their kernels reduce_*, stage 15 max_* (and argmax_*, which runs once
+    # after the timed runs, so the halving below still keeps the warm-up run's kernels).
+    command = ["ncu", "--csv", "--clock-control", "none", "-k", "regex:reduce_|max_", "--metrics",
                ",".join(METRICS.values()), str(BIN / f"stage{stage}"), "--n", str(N),
                "--repeat", "1"]
     done = subprocess.run(command, capture_output=True, text=True)
