@@ -68,17 +68,21 @@ __global__ void max_unrolled(const float* in, float* block_maxes, unsigned int n
   const unsigned int tid = threadIdx.x;
   sdata[tid] = load_one(in, n);
   __syncthreads();
+  float best = kLowest;
+  // ====================== TODO 3 of 8: BEGIN ======================
+  // - Version 2's loop, but only while stride > kWarpSize: it stops with the block's
+  //   maximum spread over sdata[0 .. 63] (fewer for blocks of 32 or 64 threads).
+  // - Then the first warp (tid < kWarpSize) starts from best = sdata[tid] and steps
+  //   through offsets 32 (only when blockDim.x >= 64: a 32-thread block has no
+  //   sdata[32..63]), 16, 8, 4, 2, 1. At each: lanes tid < offset take
+  //   max_of(best, sdata[tid + offset]); __syncwarp() so every lane has read before any
+  //   writes; sdata[tid] = best; __syncwarp() again so the next step sees the writes.
   for (unsigned int stride = blockDim.x / 2; stride > kWarpSize; stride >>= 1) {
     if (tid < stride) sdata[tid] = max_of(sdata[tid], sdata[tid + stride]);
     __syncthreads();
   }
   if (tid < kWarpSize) {
-    float best = sdata[tid];
-    // ====================== TODO 3 of 8: BEGIN ======================
-    // Offsets 32 (only when blockDim.x >= 64: a 32-thread block has no sdata[32..63]),
-    // 16, 8, 4, 2, 1. At each: lanes tid < offset take max_of(best, sdata[tid + offset]);
-    // __syncwarp() so every lane has read before any writes; sdata[tid] = best;
-    // __syncwarp() again so the next step sees the writes.
+    best = sdata[tid];
     for (unsigned int offset = kWarpSize; offset > 0; offset >>= 1) {
       if (offset == kWarpSize && blockDim.x < 2 * kWarpSize) continue;
       if (tid < offset) best = max_of(best, sdata[tid + offset]);
@@ -86,9 +90,9 @@ __global__ void max_unrolled(const float* in, float* block_maxes, unsigned int n
       sdata[tid] = best;
       __syncwarp();
     }
-    // ====================== TODO 3 of 8: END ========================
-    if (tid == 0) block_maxes[blockIdx.x] = best;
   }
+  // ====================== TODO 3 of 8: END ========================
+  if (tid == 0) block_maxes[blockIdx.x] = best;
 }
 
 // ---------------------------------------------------------------- versions 4 to 6
