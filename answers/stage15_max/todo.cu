@@ -234,13 +234,19 @@ reduce::DeviceValues launch_coarsened(const reduce::Launch& run) {
   return reduce::launch_until_one(max_coarsened, "max_coarsened", run.in, run, {2, 0});
 }
 
-// Two launches whatever n is: as many blocks as the device holds at once, then one.
-reduce::DeviceValues launch_grid_stride(const reduce::Launch& run) {
+// As many blocks of `kernel` as the device holds at once (never more than n needs).
+template <typename Kernel>
+unsigned int resident_grid_for(Kernel kernel, const reduce::Launch& run) {
   int blocks_per_sm = 1;
-  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, max_grid_stride,
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, kernel,
                                                            static_cast<int>(run.block), 0));
-  const auto grid = static_cast<unsigned int>(
+  return static_cast<unsigned int>(
       reduce::resident_grid(run.n, run.block, run.sm_count, blocks_per_sm));
+}
+
+// Two launches whatever n is: the resident grid, then one block.
+reduce::DeviceValues launch_grid_stride(const reduce::Launch& run) {
+  const unsigned int grid = resident_grid_for(max_grid_stride, run);
   max_grid_stride<<<grid, run.block, 0, run.stream>>>(run.in, run.partials,
                                                        static_cast<unsigned int>(run.n));
   CUDA_CHECK_LAUNCH("max_grid_stride");
@@ -251,11 +257,7 @@ reduce::DeviceValues launch_grid_stride(const reduce::Launch& run) {
 
 // One launch: the grid the device holds at once; the key lands in *run.best_key.
 void launch_argmax(const reduce::Launch& run) {
-  int blocks_per_sm = 1;
-  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, argmax_grid_stride,
-                                                           static_cast<int>(run.block), 0));
-  const auto grid = static_cast<unsigned int>(
-      reduce::resident_grid(run.n, run.block, run.sm_count, blocks_per_sm));
+  const unsigned int grid = resident_grid_for(argmax_grid_stride, run);
   argmax_grid_stride<<<grid, run.block, 0, run.stream>>>(run.in, static_cast<unsigned int>(run.n),
                                                           run.best_key);
   CUDA_CHECK_LAUNCH("argmax_grid_stride");

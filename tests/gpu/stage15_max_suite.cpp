@@ -15,15 +15,11 @@
 #include <tuple>
 #include <vector>
 
-#include "common/device.h"
 #include "common/input.h"
 #include "common/reference.h"
 #include "common/runner.h"
 #include "common/stage.h"
-
-// Defined by common/sync_checks.cuh, which only the suites built from a student's file
-// include; weak, so the answers' suites link without it.
-extern "C" int reduce_sync_checks_take_report() __attribute__((weak));
+#include "tests/gpu/suite_fixture.h"
 
 namespace {
 
@@ -52,22 +48,8 @@ std::vector<std::size_t> plant_positions(std::size_t n) {
   return at;
 }
 
-class MaxSuite : public ::testing::TestWithParam<std::tuple<int, unsigned>> {
+class MaxSuite : public GpuSuite<std::tuple<int, unsigned>> {
  protected:
-  void SetUp() override {
-    const DeviceProbe probe = probe_devices();
-    if (probe.count == 0) GTEST_SKIP() << "no CUDA device: " << probe.problem;
-    CUDA_CHECK(cudaSetDevice(0));
-  }
-
-  void TearDown() override {
-    if (reduce_sync_checks_take_report != nullptr && reduce_sync_checks_take_report()) {
-      ADD_FAILURE() << "a __syncthreads() that not every thread reached, or a warp intrinsic "
-                       "called from a lane outside its mask: the reduce-check line above "
-                       "names the file and line";
-    }
-  }
-
   int version() const { return std::get<0>(GetParam()); }
   unsigned block() const { return std::get<1>(GetParam()); }
   StagePlan plan() const { return with_version(stage_plan(), version()); }
@@ -170,14 +152,8 @@ TEST_P(MaxSuite, InputIsUnchanged) {
 
 // Argmax (the last TODO): one kernel, every block size. Its answer is an index, so any
 // slip shows: a lost warp or block, the last of equal maxima instead of the first.
-class ArgmaxSuite : public ::testing::TestWithParam<unsigned> {
+class ArgmaxSuite : public GpuSuite<unsigned> {
  protected:
-  void SetUp() override {
-    const DeviceProbe probe = probe_devices();
-    if (probe.count == 0) GTEST_SKIP() << "no CUDA device: " << probe.problem;
-    CUDA_CHECK(cudaSetDevice(0));
-  }
-
   void expect_argmax(const std::vector<float>& input) {
     StageRunner runner(stage_plan(), input.size());
     runner.upload(input);

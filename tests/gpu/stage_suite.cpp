@@ -12,15 +12,11 @@
 #include <string>
 #include <vector>
 
-#include "common/device.h"
 #include "common/input.h"
 #include "common/reference.h"
 #include "common/runner.h"
 #include "common/stage.h"
-
-// Defined by common/sync_checks.cuh, which only the suites built from a student's file
-// include; weak, so the answers' suites link without it.
-extern "C" int reduce_sync_checks_take_report() __attribute__((weak));
+#include "tests/gpu/suite_fixture.h"
 
 namespace {
 
@@ -85,22 +81,8 @@ std::vector<std::size_t> exact_sizes(SizeRule rule, unsigned block) {
   return sizes;
 }
 
-class StageSuite : public ::testing::TestWithParam<unsigned> {
+class StageSuite : public GpuSuite<unsigned> {
  protected:
-  void SetUp() override {
-    const DeviceProbe probe = probe_devices();
-    if (probe.count == 0) GTEST_SKIP() << "no CUDA device: " << probe.problem;
-    CUDA_CHECK(cudaSetDevice(0));
-  }
-
-  void TearDown() override {
-    if (reduce_sync_checks_take_report != nullptr && reduce_sync_checks_take_report()) {
-      ADD_FAILURE() << "a __syncthreads() that not every thread reached, or a warp intrinsic "
-                       "called from a lane outside its mask: the reduce-check line above "
-                       "names the file and line";
-    }
-  }
-
   unsigned block() const { return GetParam(); }
   const StagePlan& plan() const { return stage_plan(); }
 

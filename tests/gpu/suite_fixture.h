@@ -1,0 +1,35 @@
+// What every stage's GPU suite does around each test: skip without a CUDA device, and
+// fail a test after which common/sync_checks.cuh (built into the suites of a student's
+// file) reported a misused barrier or warp intrinsic.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include "common/cuda_check.h"
+#include "common/device.h"
+
+// Defined by common/sync_checks.cuh, which only the suites built from a student's file
+// include; weak, so the answers' suites link without it.
+extern "C" int reduce_sync_checks_take_report() __attribute__((weak));
+
+namespace reduce {
+
+template <typename Param>
+class GpuSuite : public ::testing::TestWithParam<Param> {
+ protected:
+  void SetUp() override {
+    const DeviceProbe probe = probe_devices();
+    if (probe.count == 0) GTEST_SKIP() << "no CUDA device: " << probe.problem;
+    CUDA_CHECK(cudaSetDevice(0));
+  }
+
+  void TearDown() override {
+    if (reduce_sync_checks_take_report != nullptr && reduce_sync_checks_take_report()) {
+      ADD_FAILURE() << "a __syncthreads() that not every thread reached, or a warp intrinsic "
+                       "called from a lane outside its mask: the reduce-check line above "
+                       "names the file and line";
+    }
+  }
+};
+
+}  // namespace reduce
