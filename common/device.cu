@@ -63,7 +63,7 @@ std::string check_fits(std::size_t n, std::size_t bytes_needed) {
   CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
   if (bytes_needed <= free_bytes) return "";
   return "--n " + std::to_string(n) + " needs " + gigabytes(bytes_needed) +
-         " of device memory but only " + gigabytes(free_bytes) + " is free; use a smaller --n";
+         " of device memory but only " + gigabytes(free_bytes) + " is free; use a smaller --n (for a row stage, smaller --rows or --cols)";
 }
 
 }  // namespace reduce

@@ -22,6 +22,11 @@ std::vector<float> generate_input(std::size_t n, std::uint32_t seed) {
   return values;
 }
 
+void shift_and_scale(std::vector<float>& values, double offset, double scale) {
+  if (offset == 0.0 && scale == 1.0) return;
+  for (float& v : values) v = static_cast<float>(offset + scale * static_cast<double>(v));
+}
+
 std::uint64_t fingerprint(const std::vector<float>& values) {
   std::uint64_t hash = 14695981039346656037ull;
   for (float v : values) {

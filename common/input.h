@@ -16,6 +16,10 @@ float unit_float(std::uint32_t raw);
 // n floats in [0, 1) from std::mt19937 seeded with `seed`, one generator output each.
 std::vector<float> generate_input(std::size_t n, std::uint32_t seed = kDefaultSeed);
 
+// Moves the seed's values from [0, 1) to offset + scale * u (--offset, --scale), computed in
+// double and rounded once; offset 0 and scale 1 leave every value as it is.
+void shift_and_scale(std::vector<float>& values, double offset, double scale);
+
 // FNV-1a over the bit patterns: a fingerprint that changes if any input bit changes.
 std::uint64_t fingerprint(const std::vector<float>& values);
 

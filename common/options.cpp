@@ -1,6 +1,9 @@
 #include "common/options.h"
 
+#include <cmath>
+#include <cstdlib>
 #include <sstream>
+#include <string>
 #include <string_view>
 
 #include "common/report.h"
@@ -23,6 +26,24 @@ bool parse_whole(std::string_view text, unsigned long long max, unsigned long lo
   return true;
 }
 
+// Strict decimal number: an optional '-', digits with at most one '.', an optional
+// exponent (1e4, 2.5E-3); no spaces, no hex, no inf or nan.
+bool parse_decimal(std::string_view text, double* out) {
+  if (text.empty() || text.size() > 32) return false;
+  for (char c : text) {
+    const bool allowed = (c >= '0' && c <= '9') || c == '.' || c == '-' || c == '+' ||
+                         c == 'e' || c == 'E';
+    if (!allowed) return false;
+  }
+  if (!((text[0] >= '0' && text[0] <= '9') || text[0] == '-' || text[0] == '.')) return false;
+  const std::string copy(text);
+  char* end = nullptr;
+  const double value = std::strtod(copy.c_str(), &end);
+  if (end != copy.c_str() + copy.size() || !std::isfinite(value)) return false;
+  *out = value;
+  return true;
+}
+
 std::string range_error(std::string_view name, unsigned long long lo, unsigned long long hi,
                         std::string_view got) {
   std::ostringstream msg;
@@ -32,7 +53,8 @@ std::string range_error(std::string_view name, unsigned long long lo, unsigned l
 }
 
 bool takes_value(std::string_view name) {
-  for (std::string_view known : {"--n", "--block", "--seed", "--repeat", "--device", "--version"}) {
+  for (std::string_view known : {"--n", "--block", "--seed", "--repeat", "--device", "--version", "--rows",
+                                "--cols", "--offset", "--scale"}) {
     if (name == known) return true;
   }
   return false;
@@ -48,6 +70,20 @@ std::string apply(std::string_view name, std::string_view value, Options* opt) {
   if (name == "--n") {
     if (!parse_whole(value, kMaxN, &v) || v == 0) return range_error(name, 1, kMaxN, value);
     opt->n = v;
+    opt->n_given = true;
+  } else if (name == "--rows" || name == "--cols") {
+    if (!parse_whole(value, kMaxN, &v) || v == 0) return range_error(name, 1, kMaxN, value);
+    (name == "--rows" ? opt->rows : opt->cols) = v;
+    opt->rows_given = true;
+  } else if (name == "--offset" || name == "--scale") {
+    double d = 0.0;
+    const bool scale = name == "--scale";
+    if (!parse_decimal(value, &d) || std::fabs(d) > kMaxMagnitude || (scale && d <= 0.0)) {
+      return std::string(name) + " must be a decimal number " +
+             (scale ? "above 0 and at most 1000000" : "from -1000000 to 1000000") + " (got '" +
+             std::string(value) + "')";
+    }
+    (scale ? opt->scale : opt->offset) = d;
   } else if (name == "--block") {
     if (!parse_whole(value, kMaxBlock, &v) || !is_valid_block(v)) {
       return "--block must be a power of two from 32 to 1024: 32, 64, 128, 256, 512 or "
@@ -115,19 +151,39 @@ ParsedOptions parse_options(int argc, const char* const* argv) {
     parsed.error = apply(name, value, &parsed.options);
     if (!parsed.ok()) return parsed;
   }
+  Options& opt = parsed.options;
+  if (opt.rows_given) {
+    if (opt.rows > kMaxN / opt.cols) {
+      parsed.error = "--rows " + std::to_string(opt.rows) + " --cols " + std::to_string(opt.cols) +
+                     " is more than " + std::to_string(kMaxN) +
+                     " elements; make the matrix smaller";
+      return parsed;
+    }
+    if (!opt.n_given) opt.n = opt.rows * opt.cols;
+  }
   return parsed;
 }
 
-std::string usage(const std::string& program, int stage_number, SizeRule sizes) {
+std::string usage(const std::string& program, int stage_number, SizeRule sizes, Operation op) {
   std::ostringstream out;
-  out << "Usage: " << program << " [options]\n"
-      << "Runs stage " << stage_number << "'s reduction, checks it against the CPU and times it.\n\n"
-      << "  --n N        elements to sum, 1 to " << kMaxN << " (default " << kDefaultN << ")"
-      << (sizes == SizeRule::kMultipleOfBlock ? ";\n               this stage needs a multiple of --block\n"
-                                              : ";\n               this stage takes any length\n")
-      << "  --block B    threads per block: 32, 64, 128, 256, 512 or 1024 (default 256)\n"
+  out << "Usage: " << program << " [options]\n";
+  if (works_on_rows(op)) {
+    out << "Runs stage " << stage_number << " on every row of a matrix, checks it against the "
+        << "CPU and times it.\n\n"
+        << "  --rows R     rows of the matrix (default " << kDefaultRows << ")\n"
+        << "  --cols C     values per row (default " << kDefaultCols << "); rows x cols at most "
+        << kMaxN << "\n";
+  } else {
+    out << "Runs stage " << stage_number << "'s reduction, checks it against the CPU and times it.\n\n"
+        << "  --n N        elements to reduce, 1 to " << kMaxN << " (default " << kDefaultN << ")"
+        << (sizes == SizeRule::kMultipleOfBlock ? ";\n               this stage needs a multiple of --block\n"
+                                                : ";\n               this stage takes any length\n");
+  }
+  out << "  --block B    threads per block: 32, 64, 128, 256, 512 or 1024 (default 256)\n"
       << "  --seed S     std::mt19937 seed for the input, 0 to 4294967295 (default "
       << kDefaultSeed << ")\n"
+      << "  --offset O   each input value is O + S * u, u in [0, 1) from the seed (default 0)\n"
+      << "  --scale S    (default 1); --offset -1000 --scale 2000 gives values from -1000 to 1000\n"
       << "  --repeat R   timed runs, 1 to " << kMaxRepeat << "; the median is reported (default 20)\n"
       << "  --device D   CUDA device index (default 0)\n"
       << "  --csv        print one line of " << kCsvHeader << " instead of the report\n"

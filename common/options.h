@@ -21,7 +21,18 @@ struct Options {
   bool csv = false;  // one machine-readable line instead of the report (for the benchmark)
   CacheState cache = CacheState::kClean;  // --dirty-l2: kDirty
   int version = 0;  // --version V: which of a stage's versions runs; 0 = the stage's default
+  // The row stages' matrix (--rows, --cols); n is always rows * cols for them.
+  std::size_t rows = kDefaultRows;
+  std::size_t cols = kDefaultCols;
+  bool n_given = false;     // --n was on the command line
+  bool rows_given = false;  // --rows or --cols was
+  // Each input value is offset + scale * u, u from the seed's generator in [0, 1)
+  // (--offset -1000 --scale 2000: logits from -1000 to 1000).
+  double offset = 0.0;
+  double scale = 1.0;
 };
+
+inline constexpr double kMaxMagnitude = 1.0e6;  // |--offset| and --scale
 
 inline constexpr int kMaxRepeat = 1000;
 inline constexpr int kMaxDeviceIndex = 63;
@@ -37,6 +48,7 @@ struct ParsedOptions {
 ParsedOptions parse_options(int argc, const char* const* argv);
 
 // The help text; it says which sizes the stage takes.
-std::string usage(const std::string& program, int stage_number, SizeRule sizes);
+std::string usage(const std::string& program, int stage_number, SizeRule sizes,
+                  Operation op = Operation::kSum);
 
 }  // namespace reduce

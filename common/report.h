@@ -25,10 +25,18 @@ struct ReportData {
   double gpu_ms;  // median of the timed runs
   const char* quantity = "sum";  // "max" for stage 15: its lines read "CPU max", "GPU max"
   bool exact = false;            // the result must equal the CPU's (max), not come within a bound
+  // A row stage (16 on): its matrix's shape, and the largest error its rule allows. Its
+  // relative_error is the largest over the values, each against its row's largest value.
+  std::size_t rows = 0;
+  std::size_t cols = 0;
+  double tolerance = 0.0;
 };
 
 // Bytes the stage must read (each input float once) per second, in GB/s (10^9 bytes).
 double bandwidth_gbps(std::size_t n, double ms);
+
+// The report's bandwidth: a row stage also writes each value once, so twice the bytes.
+double report_gbps(const ReportData& r);
 
 std::string format_report(const ReportData& r);
 

@@ -46,10 +46,27 @@ struct DeviceValues {
 
 using LaunchFunction = DeviceValues (*)(const Launch& run);
 
+// What the harness hands a row stage (16 on): a rows x cols matrix in, one of the same
+// shape out.
+struct RowLaunch {
+  const float* in;     // rows * cols floats, row after row; a stage must leave them unchanged
+  float* out;          // rows * cols floats, poisoned with NaN before every run
+  std::size_t rows;    // rows * cols <= 2^31 - 1
+  std::size_t cols;
+  unsigned block;      // threads per block: 32, 64, 128, 256, 512 or 1024
+  int sm_count;
+  cudaStream_t stream;
+};
+
+// Enqueues the stage's kernels, no syncing; every out value must be written.
+using RowLaunchFunction = void (*)(const RowLaunch& run);
+
 // One of several ways a stage computes the same result (stage 15's six versions of max).
+// A stage that reduces one vector fills `launch`, a row stage `row_launch`.
 struct StageVersion {
   const char* technique;  // "warp shuffle"
   LaunchFunction launch;
+  RowLaunchFunction row_launch = nullptr;
 };
 
 struct StagePlan {
@@ -57,7 +74,7 @@ struct StagePlan {
   const char* technique;   // "interleaved addressing"
   SizeRule sizes;
   Finish finish;
-  LaunchFunction launch;   // enqueue the stage's kernels, no syncing
+  LaunchFunction launch;   // enqueue the stage's kernels, no syncing (nullptr for a row stage)
   bool reduces_in_place = false;  // wants Launch::work, refilled before every run, untimed
   const char* title = nullptr;    // the report's name when not "Stage N" (the CUB baseline)
   Operation op = Operation::kSum;
@@ -67,6 +84,7 @@ struct StagePlan {
   // Stage 15's argmax: enqueue kernels that leave the first maximum's key in
   // *run.best_key (reduce::argmax_key), no syncing. Not timed; checked after the timing.
   void (*argmax)(const Launch& run) = nullptr;
+  RowLaunchFunction row_launch = nullptr;  // a row stage's default (works_on_rows(op))
 };
 
 // The plan running version `version` (1-based); 0 keeps the plan's own launch.
@@ -75,6 +93,7 @@ inline StagePlan with_version(const StagePlan& plan, int version) {
   if (version >= 1 && version <= plan.version_count) {
     picked.technique = plan.versions[version - 1].technique;
     picked.launch = plan.versions[version - 1].launch;
+    picked.row_launch = plan.versions[version - 1].row_launch;
   }
   return picked;
 }

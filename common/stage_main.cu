@@ -10,6 +10,8 @@
 #include "common/options.h"
 #include "common/reference.h"
 #include "common/report.h"
+#include "common/row_reference.h"
+#include "common/row_runner.h"
 #include "common/runner.h"
 #include "common/stage.h"
 
@@ -25,6 +27,7 @@ std::string stage_title(const StagePlan& plan) {
 std::string report_title(const StagePlan& plan, int version) {
   std::string title = stage_title(plan);
   if (plan.op == Operation::kMax) title += " max";
+  if (plan.op == Operation::kSoftmax) title += " softmax";
   if (plan.version_count > 0) {
     const int shown = version > 0 ? version : plan.version_count;
     title += ", version " + std::to_string(shown) + " of " + std::to_string(plan.version_count) +
@@ -82,9 +85,56 @@ bool check_argmax(const StagePlan& plan, StageRunner& runner, const std::vector<
 
 const char* quantity(Operation op) { return op == Operation::kMax ? "max" : "sum"; }
 
-int run_stage(const StagePlan& stage, const Options& opt, const std::string& program) {
+std::vector<float> stage_input(const Options& opt) {
+  std::vector<float> input = generate_input(opt.n, opt.seed);
+  shift_and_scale(input, opt.offset, opt.scale);
+  return input;
+}
+
+// A row stage: the matrix through the stage, each value checked against the CPU's.
+int run_row_stage(const StagePlan& stage, const Options& opt, const std::string& program) {
   const StagePlan plan = with_version(stage, opt.version);
-  const std::vector<float> input = generate_input(opt.n, opt.seed);
+  const std::vector<float> input = stage_input(opt);
+  const auto start = std::chrono::steady_clock::now();
+  const std::vector<double> ref = reference_softmax(input.data(), opt.rows, opt.cols);
+  const auto stop = std::chrono::steady_clock::now();
+
+  RowRunner runner(plan, opt.rows, opt.cols);
+  runner.upload(input);
+  const RowTiming timing = runner.time(opt.block, opt.repeat, opt.cache);
+  const RowVerdict warmup = verify_softmax(timing.warmup.data(), ref, opt.cols);
+  const RowVerdict last = verify_softmax(timing.last.data(), ref, opt.cols);
+  if (!last.match) {
+    std::fprintf(stderr, "%s: row %zu, column %zu: GPU %g, CPU %g%s\n", program.c_str(),
+                 last.worst / opt.cols, last.worst % opt.cols,
+                 static_cast<double>(timing.last[last.worst]), ref[last.worst],
+                 std::isnan(timing.last[last.worst])
+                     ? " (the harness fills the output with NaN before each run: a NaN there "
+                       "was never written, or came from a NaN in the computation)"
+                     : "");
+  } else if (!warmup.match) {
+    std::fprintf(stderr, "%s: the untimed warm-up run differs at row %zu, column %zu\n",
+                 program.c_str(), warmup.worst / opt.cols, warmup.worst % opt.cols);
+  }
+  ReportData report{opt.csv ? csv_title(stage, opt.version) : report_title(stage, opt.version),
+                    opt.n, 0.0, 0.0f, last.error, last.match && warmup.match,
+                    std::chrono::duration<double, std::milli>(stop - start).count(),
+                    timing.median_ms};
+  report.rows = opt.rows;
+  report.cols = opt.cols;
+  report.tolerance = last.tolerance;
+  if (opt.csv) {
+    std::printf("%s\n", format_csv(report, opt.block).c_str());
+  } else {
+    std::fputs(format_report(report).c_str(), stdout);
+  }
+  return report.match ? kExitMatch : kExitMismatch;
+}
+
+int run_stage(const StagePlan& stage, const Options& opt, const std::string& program) {
+  if (works_on_rows(stage.op)) return run_row_stage(stage, opt, program);
+  const StagePlan plan = with_version(stage, opt.version);
+  const std::vector<float> input = stage_input(opt);
   double cpu_ms = 0.0;
   const Reference ref = timed_reference(plan.op, input, &cpu_ms);
 
@@ -133,12 +183,16 @@ int run_stage(const StagePlan& stage, const Options& opt, const std::string& pro
 int main(int argc, char** argv) {
   const StagePlan& plan = stage_plan();
   const ProgramSpec spec{
-      usage(argv[0], plan.number, plan.sizes) + versions_help(plan),
+      usage(argv[0], plan.number, plan.sizes, plan.op) + versions_help(plan),
       [&](const Options& opt) {
-        const std::string version = check_version(plan, opt.version);
-        return version.empty() ? check_size(plan.sizes, plan.number, opt.n, opt.block) : version;
+        std::string problem = check_shape(plan.op, plan.number, opt.n_given, opt.rows_given);
+        if (problem.empty()) problem = check_version(plan, opt.version);
+        return problem.empty() ? check_size(plan.sizes, plan.number, opt.n, opt.block) : problem;
       },
-      [&](std::size_t n) { return StageRunner::bytes_needed(plan, n); }};
+      [&](std::size_t n) {
+        return works_on_rows(plan.op) ? RowRunner::bytes_needed(n)
+                                      : StageRunner::bytes_needed(plan, n);
+      }};
   return run_program(argc, argv, spec,
                      [&](const Program& program) { return run_stage(plan, program.options, program.name); });
 }

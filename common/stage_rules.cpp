@@ -22,4 +22,18 @@ std::string check_size(SizeRule rule, int stage_number, std::size_t n, unsigned 
   return msg.str();
 }
 
+std::string check_shape(Operation op, int stage_number, bool n_given, bool rows_given) {
+  const std::string stage = "stage " + std::to_string(stage_number);
+  if (works_on_rows(op) && n_given) {
+    return "--n: " + stage + " works on the rows of a matrix; give --rows R --cols C instead "
+           "(default --rows " + std::to_string(kDefaultRows) + " --cols " +
+           std::to_string(kDefaultCols) + ")";
+  }
+  if (!works_on_rows(op) && rows_given) {
+    return "--rows/--cols: " + stage + " reduces one vector; give --n N instead (--rows and "
+           "--cols are for the row stages, 16 on)";
+  }
+  return "";
+}
+
 }  // namespace reduce

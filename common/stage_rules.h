@@ -15,7 +15,15 @@ enum class SizeRule {
 enum class Operation {
   kSum,  // stages 06 to 14
   kMax,  // stage 15: the largest element; a NaN anywhere makes the result NaN
+  kSoftmax,    // stage 16: each row of a matrix through a numerically stable softmax
 };
+
+// The row stages (16 on) take a rows x cols matrix (--rows, --cols) instead of n values
+// and write a matrix of the same shape.
+inline bool works_on_rows(Operation op) { return op == Operation::kSoftmax; }
+
+inline constexpr std::size_t kDefaultRows = 16384;  // x kDefaultCols = 2^24, the default n
+inline constexpr std::size_t kDefaultCols = 1024;
 
 enum class Finish {
   kOnHost,    // the launches leave one sum per block; the harness adds them on the CPU
@@ -31,5 +39,9 @@ bool is_valid_block(unsigned long long block);
 // Empty when stage `stage_number` can reduce n elements with this block size;
 // otherwise a one-line message naming --n and a size that would work.
 std::string check_size(SizeRule rule, int stage_number, std::size_t n, unsigned block);
+
+// Empty when the options name the shape the stage works on: --n for the stages that
+// reduce one vector, --rows/--cols for the row stages; otherwise a one-line message.
+std::string check_shape(Operation op, int stage_number, bool n_given, bool rows_given);
 
 }  // namespace reduce

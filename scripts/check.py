@@ -56,13 +56,27 @@ def stage_dir(number):
     raise Stop(f"check.sh: error: there is no stage {number}; the stages are: {known}", 2)
 
 
-def sanitizer_configs(source_text, versions=0):
+def sanitizer_configs(source_text, versions=0, rows=False):
     """(label, options) runs that expose edge cases: odd n, n below one block, blocks of
     32 and 1024. Stages whose n must be a whole number of blocks get whole blocks. A
-    stage with versions runs each of them at the odd sizes, the default also at n=100."""
+    stage with versions runs each of them at the odd sizes, the default also at n=100.
+    A row stage gets odd matrices instead: rows shorter than a warp, a few values past a
+    block, and more rows than a block of warps covers."""
     def run(n, block, version=0):
         label = f"n={n}, block {block}" + (f", --version {version}" if version else "")
-        return label, [str(n), str(block)] + (["--version", str(version)] if version else [])
+        return label, ["--n", str(n), "--block", str(block)] + version_args(version)
+
+    def run_rows(shape, block, version=0):
+        r, c = shape
+        label = f"{r}x{c}, block {block}" + (f", --version {version}" if version else "")
+        return label, ["--rows", str(r), "--cols", str(c), "--block", str(block)] + version_args(version)
+
+    def version_args(version):
+        return ["--version", str(version)] if version else []
+
+    if rows:
+        return [run_rows(shape, block, v) for v in range(1, versions + 1)
+                for shape, block in (((3, 1000), 32), ((2, 4097), 256))] + [run_rows((65, 33), 1024)]
     if "SizeRule::kMultipleOfBlock" in source_text:
         return [run(1056, 32), run(1024, 1024), run(65536, 256)]
     if versions:
@@ -71,14 +85,22 @@ def sanitizer_configs(source_text, versions=0):
     return [run(1001, 32), run(100, 1024), run(65537, 256)]
 
 
-def version_count(exe):
-    """How many versions the executable offers (its --help lists them), 0 for one."""
+def stage_help(exe):
     try:
-        text = subprocess.run([exe, "--help"], capture_output=True, text=True, timeout=60).stdout
+        return subprocess.run([exe, "--help"], capture_output=True, text=True, timeout=60).stdout
     except (OSError, subprocess.TimeoutExpired):
-        return 0
-    listing = text.partition("\nVersions")[2]
+        return ""
+
+
+def version_count(help_text):
+    """How many versions the executable offers (its --help lists them), 0 for one."""
+    listing = help_text.partition("\nVersions")[2]
     return len(re.findall(r"^  (\d+)  ", listing, re.M))
+
+
+def takes_rows(help_text):
+    """Whether the executable is a row stage (16 on): --rows and --cols instead of --n."""
+    return "--rows R" in help_text
 
 
 # ---------------------------------------------------------------------------- results
@@ -137,12 +159,11 @@ def run_sanitizer(tool, exe, source, configs, out_dir):
     log = out_dir / f"{tool}.log"
     with open(log, "w", encoding="utf-8"):
         pass
-    for label, (n, block, *version) in configs:
-        part = out_dir / f"{tool}.{n}.{block}{'.v' + version[1] if version else ''}.log"
+    for label, options in configs:
+        part = out_dir / (tool + "." + re.sub(r"[^0-9a-z]+", "_", label) + ".log")
         code, text = run_logged(
             [sanitizer_path(), "--tool", tool, "--print-limit", "20", "--error-exitcode", "99",
-             exe, "--n", n, "--block", block, "--repeat", "1", *version], part,
-            SANITIZER_TIMEOUT_S)
+             exe, *options, "--repeat", "1"], part, SANITIZER_TIMEOUT_S)
         with open(log, "a", encoding="utf-8") as whole:
             whole.write(text + "\n")
         part.unlink()
@@ -180,7 +201,8 @@ def check_built(stage, source, exe, suite, out_dir, jobs, expect=None, hints=Non
         # A kernel that never finishes would hang each tool the same way.
         show("⏭  sanitizer 검사는 건너뜁니다: 테스트가 끝나지 않아 도구도 끝나지 않습니다.")
         return results
-    configs = sanitizer_configs(source_text, version_count(exe))
+    help_text = stage_help(exe)
+    configs = sanitizer_configs(source_text, version_count(help_text), takes_rows(help_text))
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         futures = [pool.submit(run_sanitizer, tool, exe, source, configs, out_dir)
                    for tool in SANITIZERS]

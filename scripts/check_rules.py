@@ -63,6 +63,11 @@ GENERIC = {
                      "순서와 상관없이 합쳐지는지(atomicMax) 보세요.", DEFAULT_SECTION),
     "tests.nan_rule": ("입력에 NaN이 있는데 결과가 NaN이 아닙니다. 이 과정의 max는 NaN을 퍼뜨립니다"
                        "(fmaxf는 NaN을 버립니다). 두 값을 고를 때 max_of를 쓰세요.", DEFAULT_SECTION),
+    "tests.masked": ("-inf로 가린 값이 있는 행에서 틀립니다(결과가 NaN이거나 가린 자리가 0이 아님). -inf에서 "
+                     "-inf를 빼면 NaN입니다. 아직 아무 값도 보지 않은 running max(-inf)를 옮길 때를 따로 "
+                     "다루는지 보세요.", DEFAULT_SECTION),
+    "tests.overflow": ("-1000~1000 logit에서만 틀립니다. exp를 부르기 전에 행의 최댓값을 빼야 exp가 1을 넘지 "
+                       "않습니다(expf(1000)은 inf).", DEFAULT_SECTION),
     "tests.wrong": ("합이 틀립니다. 인덱스 계산, 루프 조건, 경계 검사를 확인하세요.", DEFAULT_SECTION),
     "memcheck": ("배열 범위 밖을 읽거나 썼습니다. 로그가 가리키는 줄의 인덱스와 경계 검사를 보세요.",
                  DEFAULT_SECTION),
@@ -192,18 +197,24 @@ def classify_suite(text, failed, source=None):
         return "tests.misaligned"
     if re.search(r"\(cudaError\w+\)", everything):
         return "tests.cuda_error"
+    names = {name for name, _, _ in failed}
+    # The row stages' tests whose failure alone names the mistake, NaN outputs or not.
+    for name, key in (("MaskedValuesComeOutZero", "tests.masked"),
+                      ("LogitsOfPlusMinusAThousandMatch", "tests.overflow")):
+        if names == {name}:
+            return key
     values = gpu_values(messages)
     if any(math.isfinite(v) and abs(v) >= 1e29 for v in values):
         return "tests.poison"
     if any(math.isnan(v) for v in values):
         return "tests.nan"
-    names = {name for name, _, _ in failed}
     if names and all(name.startswith("Argmax") for name in names):
         return "tests.argmax"
     if failed and {block for _, block, _ in failed} == {"block32"}:
         return "tests.block32"
     for name, key in (("SameInputGivesBitIdenticalSums", "tests.repeat"),
                       ("NanAnywhereGivesNan", "tests.nan_rule"),
+                      ("NanSpoilsOnlyItsRow", "tests.nan_rule"),
                       ("InputIsUnchanged", "tests.input"),
                       ("ExactIntegerInputGivesExactSum", "tests.exact")):
         if names == {name}:

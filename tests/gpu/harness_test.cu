@@ -119,15 +119,39 @@ std::string stage_binary(const std::string& number) {
   return std::string(REDUCE_BIN_DIR) + "/stage" + number + (student_edition() ? "_todo" : "");
 }
 
+// The row stages (16 on) take a matrix: --rows and --cols instead of --n.
+bool takes_rows(const std::string& number) {
+  std::string help;
+  shell(stage_binary(number) + " --help", &help);
+  return help.find("--rows R") != std::string::npos;
+}
+
+std::string elements(const std::string& number, std::size_t count) {
+  return takes_rows(number) ? " --rows " + std::to_string(count / 1024) + " --cols 1024"
+                            : " --n " + std::to_string(count);
+}
+
 TEST_F(Harness, AnswersPrintTheCourseReportAndExitZero) {
   // A template's sum is right only once the student has filled it in; scripts/check.sh
   // and the todo suites test that.
   if (student_edition()) GTEST_SKIP() << "student edition: no answers/ to run";
   for (const std::string& number : stage_numbers()) {
     std::string out;
-    const int code = shell(stage_binary(number) + " --n 65536 --repeat 3", &out);
+    const int code = shell(stage_binary(number) + elements(number, 65536) + " --repeat 3", &out);
     EXPECT_EQ(code, 0) << out;
     const std::string stage = std::to_string(std::stoi(number));
+    if (takes_rows(number)) {
+      // A row stage names its operation and default version, the matrix, and its rule.
+      const std::regex rows(
+          "Stage " + stage + " [a-z ]+, version ([0-9]+) of \\1 \\([a-z ,-]+\\) matches reference ✅\n\n"
+          "Input size: 65536 elements \\(64 rows x 1024 columns\\)\n"
+          "Relative error: [0-9.e+-]+ \\(the largest over the values, each against its row's "
+          "largest; allowed [0-9.e+-]+\\)\n\n"
+          "Timing:\n  CPU time : [0-9.]+ ms\n  GPU time : [0-9.]+ ms\n"
+          "  Bandwidth: [0-9.]+ GB/s \\(each value read once and written once\\)\n");
+      EXPECT_TRUE(std::regex_match(out, rows)) << out;
+      continue;
+    }
     // A max stage names its default version, reports "max" and exactness, and adds its
     // argmax; a sum stage has none of those.
     const std::regex report(
@@ -166,7 +190,7 @@ TEST_F(Harness, FloorBaselinesAndDirtyL2RunAndVerify) {
       << launch;
   for (const std::string& number : stage_numbers()) {
     std::string out;
-    EXPECT_EQ(shell(stage_binary(number) + " --n 4096 --repeat 2 --dirty-l2", &out),
+    EXPECT_EQ(shell(stage_binary(number) + elements(number, 4096) + " --repeat 2 --dirty-l2", &out),
               student_edition() ? 1 : 0)
         << out;
   }

@@ -64,6 +64,12 @@ int count_lines(const std::string& text) {
   return lines;
 }
 
+// The row stages (16 on) take a matrix: --rows and --cols instead of --n.
+std::string elements(const std::string& name, std::size_t count) {
+  const bool rows = run(binary(name) + " --help").out.find("--rows R") != std::string::npos;
+  return rows ? " --rows 1 --cols " + std::to_string(count) : " --n " + std::to_string(count);
+}
+
 class Cli : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(Cli, BadOptionsExitTwoWithOneLine) {
@@ -89,10 +95,21 @@ TEST_P(Cli, PartialBlockFollowsTheStageSizeRule) {
   const bool whole_blocks =
       run(binary(GetParam()) + " --help").out.find("needs a multiple of --block") !=
       std::string::npos;
-  const Outcome o = run("CUDA_VISIBLE_DEVICES=-1 " + binary(GetParam()) + " --n 1000 --block 256");
+  const Outcome o =
+      run("CUDA_VISIBLE_DEVICES=-1 " + binary(GetParam()) + elements(GetParam(), 1000) + " --block 256");
   EXPECT_EQ(o.exit_code, whole_blocks ? 2 : 3) << o.err;
   EXPECT_EQ(count_lines(o.err), 1) << o.err;
   if (whole_blocks) EXPECT_NE(o.err.find("--n 1024"), std::string::npos) << o.err;
+}
+
+TEST_P(Cli, AShapeTheStageDoesNotTakeExitsTwoWithOneLine) {
+  // A row stage refuses --n, a vector stage --rows and --cols: one line saying what to
+  // give instead, before any CUDA call.
+  const bool rows = elements(GetParam(), 1).find("--rows") != std::string::npos;
+  const Outcome o = run(binary(GetParam()) + (rows ? " --n 1024" : " --rows 4 --cols 256"));
+  EXPECT_EQ(o.exit_code, 2) << o.err;
+  EXPECT_EQ(count_lines(o.err), 1) << o.err;
+  EXPECT_NE(o.err.find(rows ? "give --rows R --cols C" : "give --n N"), std::string::npos) << o.err;
 }
 
 TEST_P(Cli, HelpListsOptionsAndExitsZero) {
@@ -104,7 +121,7 @@ TEST_P(Cli, HelpListsOptionsAndExitsZero) {
 
 TEST_P(Cli, NoVisibleDeviceExitsThreeWithOneLine) {
   // CUDA_VISIBLE_DEVICES=-1 hides every GPU, so this holds with or without one.
-  const Outcome o = run("CUDA_VISIBLE_DEVICES=-1 " + binary(GetParam()) + " --n 1024");
+  const Outcome o = run("CUDA_VISIBLE_DEVICES=-1 " + binary(GetParam()) + elements(GetParam(), 1024));
   EXPECT_EQ(o.exit_code, 3) << o.err;
   EXPECT_EQ(count_lines(o.err), 1) << o.err;
   EXPECT_NE(o.err.find("no CUDA device found"), std::string::npos) << o.err;
