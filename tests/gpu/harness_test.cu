@@ -143,7 +143,7 @@ TEST_F(Harness, AnswersPrintTheCourseReportAndExitZero) {
     if (takes_rows(number)) {
       // A row stage names its operation and default version, the matrix, and its rule.
       const std::regex rows(
-          "Stage " + stage + " [a-z ]+, version ([0-9]+) of \\1 \\([a-z ,-]+\\) matches reference ✅\n\n"
+          "Stage " + stage + " [a-z ]+, version ([0-9]+) of \\1 \\([^)]+\\) matches reference ✅\n\n"
           "Input size: 65536 elements \\(64 rows x 1024 columns\\)\n"
           "Relative error: [0-9.e+-]+ \\(the largest over the values, each against its row's "
           "largest; allowed [0-9.e+-]+\\)\n\n"

@@ -133,4 +133,46 @@ TEST(Options, VersionPicksOneOfAStagesVersions) {
   EXPECT_FALSE(parse({"--version", "shuffle"}).ok());
 }
 
+// The row stages' shape: n follows rows x cols; one given, the other keeps its default.
+TEST(Options, RowsAndColsSetTheMatrixAndN) {
+  auto parsed = parse({"--rows", "8", "--cols", "131072"});
+  ASSERT_TRUE(parsed.ok()) << parsed.error;
+  EXPECT_EQ(parsed.options.rows, 8u);
+  EXPECT_EQ(parsed.options.cols, 131072u);
+  EXPECT_EQ(parsed.options.n, 8u * 131072u);
+  EXPECT_TRUE(parsed.options.rows_given);
+  EXPECT_FALSE(parsed.options.n_given);
+  parsed = parse({"--cols=128"});
+  ASSERT_TRUE(parsed.ok()) << parsed.error;
+  EXPECT_EQ(parsed.options.n, reduce::kDefaultRows * 128);
+  EXPECT_EQ(parse({}).options.rows * parse({}).options.cols, parse({}).options.n);
+}
+
+TEST(Options, TooLargeAMatrixIsOneLine) {
+  const auto parsed = parse({"--rows", "65536", "--cols", "65536"});
+  ASSERT_FALSE(parsed.ok());
+  EXPECT_NE(parsed.error.find("--rows 65536 --cols 65536"), std::string::npos) << parsed.error;
+  EXPECT_EQ(parsed.error.find('\n'), std::string::npos);
+  EXPECT_FALSE(parse({"--rows", "0"}).ok());
+  EXPECT_FALSE(parse({"--cols", "-4"}).ok());
+}
+
+TEST(Options, OffsetAndScaleAreStrictDecimals) {
+  auto parsed = parse({"--offset", "-1000", "--scale=2e3"});
+  ASSERT_TRUE(parsed.ok()) << parsed.error;
+  EXPECT_EQ(parsed.options.offset, -1000.0);
+  EXPECT_EQ(parsed.options.scale, 2000.0);
+  EXPECT_TRUE(parse({"--offset", "0.5"}).ok());
+  EXPECT_TRUE(parse({"--offset", ".5"}).ok());
+  for (const char* bad : {"", "nan", "inf", "-inf", "1e400", "0x10", " 5", "5 ", "1,5", "2000000",
+                          "abc", "+"}) {
+    const auto p = parse({"--offset", bad});
+    EXPECT_FALSE(p.ok()) << "'" << bad << "'";
+    EXPECT_NE(p.error.find("--offset"), std::string::npos) << p.error;
+  }
+  for (const char* bad : {"0", "-1", "0.0"}) EXPECT_FALSE(parse({"--scale", bad}).ok()) << bad;
+  EXPECT_EQ(parse({}).options.offset, 0.0);
+  EXPECT_EQ(parse({}).options.scale, 1.0);
+}
+
 }  // namespace

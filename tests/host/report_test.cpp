@@ -79,4 +79,27 @@ TEST(Report, MaxReportNamesItsQuantityAndExactness) {
   EXPECT_NE(report.find("(the max must match exactly)"), std::string::npos) << report;
 }
 
+TEST(Report, RowStageReportNamesTheMatrixAndTheRule) {
+  reduce::ReportData data{"Stage 16 softmax, version 2 of 5 (three passes, a warp per row)",
+                          16777216, 0.0, 0.0f, 3.2e-7, true, 300.0, 0.05};
+  data.rows = 16384;
+  data.cols = 1024;
+  data.tolerance = 4.77e-6;
+  const std::string expected =
+      "Stage 16 softmax, version 2 of 5 (three passes, a warp per row) matches reference ✅\n"
+      "\n"
+      "Input size: 16777216 elements (16384 rows x 1024 columns)\n"
+      "Relative error: 3.200e-07 (the largest over the values, each against its row's largest; "
+      "allowed 4.8e-06)\n"
+      "\n"
+      "Timing:\n"
+      "  CPU time : 300.000 ms\n"
+      "  GPU time : 0.0500 ms\n"
+      "  Bandwidth: 2684.4 GB/s (each value read once and written once)\n";
+  EXPECT_EQ(reduce::format_report(data), expected);
+  // Read once and written once: twice the bytes of a reduction over the same values.
+  EXPECT_DOUBLE_EQ(reduce::report_gbps(data), 2.0 * reduce::bandwidth_gbps(16777216, 0.05));
+  EXPECT_EQ(reduce::format_csv(data, 256).rfind("Stage 16 softmax, version 2 of 5", 0), 0u);
+}
+
 }  // namespace

@@ -1,0 +1,290 @@
+// Stage 16: softmax over the rows of a matrix, built from the reductions of stages 12
+// and 15. Each row x becomes y = exp(x - max(x)) / sum(exp(x - max(x))): subtracting the
+// row's max first keeps every exp at or below 1, so logits of +-1000 do not overflow.
+// One row goes to a warp (short rows) or to a whole block (long rows); the row's max and
+// sum are reductions over the threads that share it. Versions 1 and 2 read the row three
+// times (max, sum, write); versions 3 and 4 find max and sum in one pass (online softmax)
+// and read it twice; version 5 picks version 2 or 3 by row length.
+//
+// Run it:   scripts/run.sh 16                                   (version 5, the default)
+//           build/bin/stage16_todo --version 1 --rows 8 --cols 131072
+// Test it:  scripts/test.sh --todo 16           (every version, short rows and long ones)
+#include "common/launch.h"
+#include "common/max_of.h"
+
+using reduce::kLowest;
+using reduce::max_of;
+
+constexpr unsigned int kWarpSize = 32;
+static_assert(kWarpSize == 32, "the shuffle steps assume 32-lane warps");
+
+struct Max {
+  __device__ float operator()(float a, float b) const { return max_of(a, b); }
+  static constexpr float kIdentity = kLowest;
+};
+
+struct Sum {
+  __device__ float operator()(float a, float b) const { return a + b; }
+  static constexpr float kIdentity = 0.0f;
+};
+
+// ---------------------------------------------------------------- reductions every thread sees
+// Unlike stages 12 and 15, every thread needs the row's max and sum, not only thread 0.
+
+// Returns op over the warp's 32 values, in every lane.
+template <typename Op>
+__device__ float warp_all(float value, Op op) {
+  // ====================== TODO 1 of 6: BEGIN ======================
+  // A butterfly: for offsets 16, 8, 4, 2, 1, value = op(value, __shfl_xor_sync(0xffffffff,
+  // value, offset)). Lane i swaps with lane i ^ offset, so after the five steps every
+  // lane holds the whole warp's result (__shfl_down_sync would leave it in lane 0 only).
+  for (unsigned int offset = kWarpSize / 2; offset > 0; offset >>= 1) {
+    value = op(value, __shfl_xor_sync(0xffffffffu, value, offset));
+  }
+  // ====================== TODO 1 of 6: END ========================
+  return value;
+}
+
+// Returns op over the block's values, in every thread. Every thread must call it.
+template <typename Op>
+__device__ float block_all(float value, Op op) {
+  value = warp_all(value, op);
+  // ====================== TODO 2 of 6: BEGIN ======================
+  // - declare __shared__ float warp_results[kWarpSize] (a block has at most 32 warps);
+  //   lane = threadIdx.x % kWarpSize, warp = threadIdx.x / kWarpSize;
+  // - __syncthreads() first: the previous call may still be reading warp_results;
+  // - lane 0 of each warp stores its result in warp_results[warp]; then a barrier;
+  // - every warp (not only the first: all threads need the answer) loads
+  //   warp_results[lane] for lanes below blockDim.x / kWarpSize, Op::kIdentity for the
+  //   rest, and returns warp_all of that.
+  __shared__ float warp_results[kWarpSize];
+  const unsigned int lane = threadIdx.x % kWarpSize;
+  const unsigned int warp = threadIdx.x / kWarpSize;
+  __syncthreads();
+  if (lane == 0) warp_results[warp] = value;
+  __syncthreads();
+  value = (lane < blockDim.x / kWarpSize) ? warp_results[lane] : Op::kIdentity;
+  value = warp_all(value, op);
+  // ====================== TODO 2 of 6: END ========================
+  return value;
+}
+
+// A row is shared by a warp or by a block; the row code below is written once for both.
+struct WarpRow {
+  __device__ static unsigned int thread() { return threadIdx.x % kWarpSize; }
+  __device__ static unsigned int threads() { return kWarpSize; }
+  template <typename Op>
+  __device__ static float all(float value, Op op) { return warp_all(value, op); }
+};
+
+struct BlockRow {
+  __device__ static unsigned int thread() { return threadIdx.x; }
+  __device__ static unsigned int threads() { return blockDim.x; }
+  template <typename Op>
+  __device__ static float all(float value, Op op) { return block_all(value, op); }
+};
+
+// ---------------------------------------------------------------- versions 1 and 2
+// Three passes over the row x (cols values) into y: its max, the sum of exp(x - max),
+// then y = exp(x - max) / sum. Thread t of the row's group takes columns t, t + threads,
+// t + 2 * threads, ... so neighbouring threads read neighbouring values.
+template <typename Row>
+__device__ void softmax_three_pass(const float* x, float* y, unsigned int cols) {
+  const unsigned int first = Row::thread();
+  const unsigned int step = Row::threads();
+  // ====================== TODO 3 of 6: BEGIN ======================
+  // - top: this thread's max over its columns (start from kLowest, combine with
+  //   max_of so a NaN is kept), then Row::all(top, Max{}) for the row's;
+  // - total: this thread's sum of expf(x[c] - top), then Row::all(total, Sum{});
+  // - y[c] = expf(x[c] - top) / total for this thread's columns.
+  float top = kLowest;
+  for (unsigned int c = first; c < cols; c += step) top = max_of(top, x[c]);
+  top = Row::all(top, Max{});
+  float total = 0.0f;
+  for (unsigned int c = first; c < cols; c += step) total += expf(x[c] - top);
+  total = Row::all(total, Sum{});
+  for (unsigned int c = first; c < cols; c += step) y[c] = expf(x[c] - top) / total;
+  // ====================== TODO 3 of 6: END ========================
+}
+
+// ---------------------------------------------------------------- versions 3 and 4
+// Online softmax (Milakov and Gimelshein, 2018): one pass keeps a running max m and the
+// sum s of exp(x - m) so far. When a larger value arrives, the sum so far is rescaled:
+// s * exp(m_old - m_new). Two running pairs merge the same way, so threads and warps can
+// combine theirs in any order.
+struct Running {
+  float top;    // m: the largest value seen (kLowest before any)
+  float total;  // s: the sum of exp(x - m) over the values seen
+};
+
+// exp(from - to) for a sum kept relative to `from`, moved to the larger `to`. A pair that
+// has seen nothing (kLowest) has nothing to rescale: -inf - -inf would be NaN.
+__device__ float rescale(float from, float to) {
+  return from == kLowest ? 0.0f : expf(from - to);
+}
+
+__device__ Running merge(Running a, Running b) {
+  Running out{};
+  // ====================== TODO 4 of 6: BEGIN ======================
+  // out.top = max_of(a.top, b.top); each total is moved to out.top with rescale before
+  // they are added.
+  out.top = max_of(a.top, b.top);
+  out.total = a.total * rescale(a.top, out.top) + b.total * rescale(b.top, out.top);
+  // ====================== TODO 4 of 6: END ========================
+  return out;
+}
+
+// The row's running pair, in every thread: warp_all's butterfly on pairs, and for a
+// block, block_all's shared-memory step on pairs.
+__device__ Running warp_merge(Running mine) {
+  for (unsigned int offset = kWarpSize / 2; offset > 0; offset >>= 1) {
+    const Running other{__shfl_xor_sync(0xffffffffu, mine.top, offset),
+                        __shfl_xor_sync(0xffffffffu, mine.total, offset)};
+    mine = merge(mine, other);
+  }
+  return mine;
+}
+
+__device__ Running block_merge(Running mine) {
+  mine = warp_merge(mine);
+  // ====================== TODO 5 of 6: BEGIN ======================
+  // As in block_all, with __shared__ Running warp_pairs[kWarpSize]: a barrier, lane 0 of
+  // each warp stores its pair in warp_pairs[warp], a barrier, then every warp loads
+  // warp_pairs[lane] (Running{kLowest, 0} past the last warp) and returns warp_merge of
+  // that.
+  __shared__ Running warp_pairs[kWarpSize];
+  const unsigned int lane = threadIdx.x % kWarpSize;
+  const unsigned int warp = threadIdx.x / kWarpSize;
+  __syncthreads();
+  if (lane == 0) warp_pairs[warp] = mine;
+  __syncthreads();
+  mine = (lane < blockDim.x / kWarpSize) ? warp_pairs[lane] : Running{kLowest, 0.0f};
+  mine = warp_merge(mine);
+  // ====================== TODO 5 of 6: END ========================
+  return mine;
+}
+
+struct WarpMerge {
+  __device__ static Running all(Running mine) { return warp_merge(mine); }
+};
+struct BlockMerge {
+  __device__ static Running all(Running mine) { return block_merge(mine); }
+};
+
+template <typename Row, typename Merge>
+__device__ void softmax_online(const float* x, float* y, unsigned int cols) {
+  const unsigned int first = Row::thread();
+  const unsigned int step = Row::threads();
+  // ====================== TODO 6 of 6: BEGIN ======================
+  // - mine = Running{kLowest, 0}; for each of this thread's columns,
+  //   mine = merge(mine, Running{x[c], 1}) (one value is its own max, and exp(0) = 1);
+  // - mine = Merge::all(mine) for the row's pair;
+  // - y[c] = expf(x[c] - mine.top) / mine.total for this thread's columns.
+  Running mine{kLowest, 0.0f};
+  for (unsigned int c = first; c < cols; c += step) mine = merge(mine, Running{x[c], 1.0f});
+  mine = Merge::all(mine);
+  for (unsigned int c = first; c < cols; c += step) y[c] = expf(x[c] - mine.top) / mine.total;
+  // ====================== TODO 6 of 6: END ========================
+}
+
+// ---------------------------------------------------------------- the kernels
+// One block per row: row blockIdx.x. One warp per row: blockDim.x / 32 rows per block.
+
+__global__ void softmax_block_three_pass(const float* in, float* out, unsigned int cols) {
+  const std::size_t row = blockIdx.x;
+  softmax_three_pass<BlockRow>(in + row * cols, out + row * cols, cols);
+}
+
+__global__ void softmax_block_online(const float* in, float* out, unsigned int cols) {
+  const std::size_t row = blockIdx.x;
+  softmax_online<BlockRow, BlockMerge>(in + row * cols, out + row * cols, cols);
+}
+
+// A warp past the last row returns at once: the warp's lanes leave together, and no
+// barrier waits for them (warp rows use no __syncthreads()).
+__global__ void softmax_warp_three_pass(const float* in, float* out, unsigned int rows,
+                                        unsigned int cols) {
+  const std::size_t row = (std::size_t{blockIdx.x} * blockDim.x + threadIdx.x) / kWarpSize;
+  if (row >= rows) return;
+  softmax_three_pass<WarpRow>(in + row * cols, out + row * cols, cols);
+}
+
+__global__ void softmax_warp_online(const float* in, float* out, unsigned int rows,
+                                    unsigned int cols) {
+  const std::size_t row = (std::size_t{blockIdx.x} * blockDim.x + threadIdx.x) / kWarpSize;
+  if (row >= rows) return;
+  softmax_online<WarpRow, WarpMerge>(in + row * cols, out + row * cols, cols);
+}
+
+namespace {
+
+using RowKernel = void (*)(const float*, float*, unsigned int, unsigned int);
+using BlockRowKernel = void (*)(const float*, float*, unsigned int);
+
+void launch_block_rows(BlockRowKernel kernel, const char* name, const reduce::RowLaunch& run) {
+  kernel<<<static_cast<unsigned int>(run.rows), run.block, 0, run.stream>>>(
+      run.in, run.out, static_cast<unsigned int>(run.cols));
+  reduce::check_launch(name, __FILE__, __LINE__);
+}
+
+void launch_warp_rows(RowKernel kernel, const char* name, const reduce::RowLaunch& run) {
+  const std::size_t rows_per_block = run.block / kWarpSize;
+  const std::size_t grid = (run.rows + rows_per_block - 1) / rows_per_block;
+  kernel<<<static_cast<unsigned int>(grid), run.block, 0, run.stream>>>(
+      run.in, run.out, static_cast<unsigned int>(run.rows), static_cast<unsigned int>(run.cols));
+  reduce::check_launch(name, __FILE__, __LINE__);
+}
+
+void block_three_pass(const reduce::RowLaunch& run) {
+  launch_block_rows(softmax_block_three_pass, "softmax_block_three_pass", run);
+}
+void warp_three_pass(const reduce::RowLaunch& run) {
+  launch_warp_rows(softmax_warp_three_pass, "softmax_warp_three_pass", run);
+}
+void block_online(const reduce::RowLaunch& run) {
+  launch_block_rows(softmax_block_online, "softmax_block_online", run);
+}
+void warp_online(const reduce::RowLaunch& run) {
+  launch_warp_rows(softmax_warp_online, "softmax_warp_online", run);
+}
+
+// What the lesson measured on the H100: up to 1024 columns a warp per row with three
+// passes is fastest (its second and third reads of a 4 KB row come from the cache, so one
+// pass less saves little, and a warp per row wastes no threads on a short row); at 32768
+// columns and more, a block per row with the online pass is, and a warp per row is five
+// to twenty times slower.
+constexpr std::size_t kWarpRowsUpTo = 1024;
+void by_row_length(const reduce::RowLaunch& run) {
+  if (run.cols <= kWarpRowsUpTo) {
+    warp_three_pass(run);
+  } else {
+    block_online(run);
+  }
+}
+
+constexpr reduce::StageVersion kVersions[] = {
+    {"three passes, a block per row", nullptr, block_three_pass},
+    {"three passes, a warp per row", nullptr, warp_three_pass},
+    {"online, a block per row", nullptr, block_online},
+    {"online, a warp per row", nullptr, warp_online},
+    {"version 2 up to 1024 columns, else version 3", nullptr, by_row_length},
+};
+constexpr int kVersionCount = sizeof(kVersions) / sizeof(kVersions[0]);
+
+}  // namespace
+
+const reduce::StagePlan& reduce::stage_plan() {
+  static const StagePlan plan{16,
+                              kVersions[kVersionCount - 1].technique,
+                              SizeRule::kAnyLength,
+                              Finish::kOnDevice,
+                              nullptr,
+                              false,
+                              nullptr,
+                              Operation::kSoftmax,
+                              kVersions,
+                              kVersionCount,
+                              nullptr,
+                              kVersions[kVersionCount - 1].row_launch};
+  return plan;
+}
