@@ -30,6 +30,7 @@ struct ReportData {
   std::size_t rows = 0;
   std::size_t cols = 0;
   double tolerance = 0.0;
+  const char* error_scale = "its row's largest";  // what each value's error is measured against
 };
 
 // Bytes the stage must read (each input float once) per second, in GB/s (10^9 bytes).

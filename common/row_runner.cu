@@ -14,7 +14,9 @@ RowRunner::RowRunner(const StagePlan& plan, std::size_t rows, std::size_t cols,
       cols_(cols),
       input_offset_(input_offset),
       input_(rows * cols + input_offset),
-      output_(rows * cols) {
+      output_(rows * cols),
+      gamma_(plan.op == Operation::kLayerNorm ? cols : 0),
+      beta_(plan.op == Operation::kLayerNorm ? cols : 0) {
   if (plan.row_launch == nullptr) {
     throw std::logic_error("stage " + std::to_string(plan.number) + " has no row launch");
   }
@@ -24,13 +26,21 @@ RowRunner::RowRunner(const StagePlan& plan, std::size_t rows, std::size_t cols,
 }
 
 std::size_t RowRunner::bytes_needed(std::size_t n) {
-  return 2 * n * sizeof(float) + L2Flusher::bytes();
+  return 4 * n * sizeof(float) + L2Flusher::bytes();
 }
 
 void RowRunner::upload(const std::vector<float>& host) {
   if (host.size() != rows_ * cols_) throw std::invalid_argument("upload: input is not rows x cols");
   CUDA_CHECK(cudaMemcpy(input_.get() + input_offset_, host.data(), host.size() * sizeof(float),
                         cudaMemcpyHostToDevice));
+}
+
+void RowRunner::upload_params(const std::vector<float>& gamma, const std::vector<float>& beta) {
+  if (gamma.size() != gamma_.count() || beta.size() != beta_.count()) {
+    throw std::invalid_argument("upload_params: gamma and beta need cols floats each");
+  }
+  CUDA_CHECK(cudaMemcpy(gamma_.get(), gamma.data(), gamma_.bytes(), cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMemcpy(beta_.get(), beta.data(), beta_.bytes(), cudaMemcpyHostToDevice));
 }
 
 std::vector<float> RowRunner::download_input() const {
@@ -52,7 +62,8 @@ void RowRunner::prepare() {
 }
 
 void RowRunner::launch(unsigned block) {
-  plan_.row_launch({input(), output_.get(), rows_, cols_, block, sm_count_, 0});
+  plan_.row_launch({input(), output_.get(), rows_, cols_, block, sm_count_, 0, gamma_.get(),
+                    beta_.get()});
 }
 
 std::vector<float> RowRunner::run(unsigned block) {

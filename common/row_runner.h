@@ -25,10 +25,13 @@ class RowRunner {
   RowRunner(const StagePlan& plan, std::size_t rows, std::size_t cols,
             std::size_t input_offset = 0);
 
-  // Device memory a rows x cols matrix needs (n = rows * cols), for checking it fits.
+  // Device memory a rows x cols matrix needs (n = rows * cols), for checking it fits
+  // (gamma and beta, at most 2 n floats, included).
   static std::size_t bytes_needed(std::size_t n);
 
   void upload(const std::vector<float>& host);  // exactly rows * cols floats
+  // Layer norm's gamma and beta, cols floats each (the other row stages take none).
+  void upload_params(const std::vector<float>& gamma, const std::vector<float>& beta);
   std::vector<float> download_input() const;
 
   std::vector<float> run(unsigned block);
@@ -48,6 +51,8 @@ class RowRunner {
   std::size_t input_offset_;
   DeviceBuffer<float> input_;
   DeviceBuffer<float> output_;
+  DeviceBuffer<float> gamma_;  // empty unless the stage is layer norm
+  DeviceBuffer<float> beta_;
   int sm_count_ = 0;
   L2Flusher l2_;
 };

@@ -56,6 +56,8 @@ struct RowLaunch {
   unsigned block;      // threads per block: 32, 64, 128, 256, 512 or 1024
   int sm_count;
   cudaStream_t stream;
+  const float* gamma = nullptr;  // layer norm's scale and shift, cols floats each;
+  const float* beta = nullptr;   // nullptr for the other row stages
 };
 
 // Enqueues the stage's kernels, no syncing; every out value must be written.

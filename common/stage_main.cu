@@ -28,6 +28,7 @@ std::string report_title(const StagePlan& plan, int version) {
   std::string title = stage_title(plan);
   if (plan.op == Operation::kMax) title += " max";
   if (plan.op == Operation::kSoftmax) title += " softmax";
+  if (plan.op == Operation::kLayerNorm) title += " layer norm";
   if (plan.version_count > 0) {
     const int shown = version > 0 ? version : plan.version_count;
     title += ", version " + std::to_string(shown) + " of " + std::to_string(plan.version_count) +
@@ -95,19 +96,22 @@ std::vector<float> stage_input(const Options& opt) {
 int run_row_stage(const StagePlan& stage, const Options& opt, const std::string& program) {
   const StagePlan plan = with_version(stage, opt.version);
   const std::vector<float> input = stage_input(opt);
+  const LayerNormParams params =
+      plan.op == Operation::kLayerNorm ? layer_norm_params(opt.cols, opt.seed) : LayerNormParams{};
   const auto start = std::chrono::steady_clock::now();
-  const std::vector<double> ref = reference_softmax(input.data(), opt.rows, opt.cols);
+  const RowReference ref(plan.op, input, opt.rows, opt.cols, params);
   const auto stop = std::chrono::steady_clock::now();
 
   RowRunner runner(plan, opt.rows, opt.cols);
   runner.upload(input);
+  if (plan.op == Operation::kLayerNorm) runner.upload_params(params.gamma, params.beta);
   const RowTiming timing = runner.time(opt.block, opt.repeat, opt.cache);
-  const RowVerdict warmup = verify_softmax(timing.warmup.data(), ref, opt.cols);
-  const RowVerdict last = verify_softmax(timing.last.data(), ref, opt.cols);
+  const RowVerdict warmup = ref.verify(timing.warmup.data());
+  const RowVerdict last = ref.verify(timing.last.data());
   if (!last.match) {
     std::fprintf(stderr, "%s: row %zu, column %zu: GPU %g, CPU %g%s\n", program.c_str(),
                  last.worst / opt.cols, last.worst % opt.cols,
-                 static_cast<double>(timing.last[last.worst]), ref[last.worst],
+                 static_cast<double>(timing.last[last.worst]), ref.value(last.worst),
                  std::isnan(timing.last[last.worst])
                      ? " (the harness fills the output with NaN before each run: a NaN there "
                        "was never written, or came from a NaN in the computation)"
@@ -123,6 +127,7 @@ int run_row_stage(const StagePlan& stage, const Options& opt, const std::string&
   report.rows = opt.rows;
   report.cols = opt.cols;
   report.tolerance = last.tolerance;
+  report.error_scale = plan.op == Operation::kLayerNorm ? "its own scale" : "its row's largest";
   if (opt.csv) {
     std::printf("%s\n", format_csv(report, opt.block).c_str());
   } else {

@@ -16,11 +16,17 @@ enum class Operation {
   kSum,  // stages 06 to 14
   kMax,  // stage 15: the largest element; a NaN anywhere makes the result NaN
   kSoftmax,    // stage 16: each row of a matrix through a numerically stable softmax
+  kLayerNorm,  // stage 17: each row scaled to mean 0 and variance 1, then gamma * . + beta
 };
 
 // The row stages (16 on) take a rows x cols matrix (--rows, --cols) instead of n values
 // and write a matrix of the same shape.
-inline bool works_on_rows(Operation op) { return op == Operation::kSoftmax; }
+inline bool works_on_rows(Operation op) {
+  return op == Operation::kSoftmax || op == Operation::kLayerNorm;
+}
+
+// Layer norm's epsilon, added to the variance before the square root (PyTorch's default).
+inline constexpr float kLayerNormEpsilon = 1e-5f;
 
 inline constexpr std::size_t kDefaultRows = 16384;  // x kDefaultCols = 2^24, the default n
 inline constexpr std::size_t kDefaultCols = 1024;

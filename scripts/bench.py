@@ -34,7 +34,7 @@ import statistics
 import subprocess
 import sys
 
-from gpu_script import BIN, ROOT, require_answers, require_device
+from gpu_script import BIN, ROOT, answer_operations, require_answers, require_device
 from lessons_bench import run_lessons
 
 BLOCK = 256
@@ -50,9 +50,11 @@ END = "<!-- bench:end -->"
 
 def stage_dirs():
     """{'07': 'stage07_interleaved', ...} for every stage whose answer is a sum: the table
-    compares each with CUB's sum (stage 15's max has its own measurements in its lesson)."""
+    compares each with CUB's sum (stages 15 to 17 have their own measurements in their
+    lessons)."""
+    sums = {number for number, op in answer_operations().items() if op == "Sum"}
     return {p.name[5:7]: p.name for p in sorted((ROOT / "answers").glob("stage[0-9][0-9]_*"))
-            if "Operation::kMax" not in (p / "todo.cu").read_text()}
+            if p.name[5:7] in sums}
 
 
 def measure(executable, n, repeat, dirty):

@@ -68,6 +68,9 @@ GENERIC = {
                      "다루는지 보세요.", DEFAULT_SECTION),
     "tests.overflow": ("-1000~1000 logit에서만 틀립니다. exp를 부르기 전에 행의 최댓값을 빼야 exp가 1을 넘지 "
                        "않습니다(expf(1000)은 inf).", DEFAULT_SECTION),
+    "tests.cancellation": ("10^4 + 잡음처럼 평균이 표준편차보다 훨씬 큰 행에서만 틀립니다. E[x^2] - E[x]^2는 거의 같은 "
+                           "두 큰 수의 차라서 float에 남는 자리가 없습니다. 평균을 먼저 구하고 평균과의 거리를 "
+                           "제곱하세요.", DEFAULT_SECTION),
     "tests.wrong": ("합이 틀립니다. 인덱스 계산, 루프 조건, 경계 검사를 확인하세요.", DEFAULT_SECTION),
     "memcheck": ("배열 범위 밖을 읽거나 썼습니다. 로그가 가리키는 줄의 인덱스와 경계 검사를 보세요.",
                  DEFAULT_SECTION),
@@ -200,7 +203,8 @@ def classify_suite(text, failed, source=None):
     names = {name for name, _, _ in failed}
     # The row stages' tests whose failure alone names the mistake, NaN outputs or not.
     for name, key in (("MaskedValuesComeOutZero", "tests.masked"),
-                      ("LogitsOfPlusMinusAThousandMatch", "tests.overflow")):
+                      ("LogitsOfPlusMinusAThousandMatch", "tests.overflow"),
+                      ("LargeOffsetNeedsTwoPassesOrWelford", "tests.cancellation")):
         if names == {name}:
             return key
     values = gpu_values(messages)

@@ -2,6 +2,7 @@
 stopping with one line when there is no CUDA device to measure on."""
 import os
 import pathlib
+import re
 import subprocess
 import sys
 
@@ -31,3 +32,15 @@ def require_answers(script):
               "student edition leaves out; time your own stage with scripts/run.sh --todo N",
               file=sys.stderr)
         sys.exit(2)
+
+
+def answer_operations():
+    """{'07': 'Sum', ..., '15': 'Max', '16': 'Softmax', '17': 'LayerNorm'}: what each
+    answer's StagePlan computes (common/stage_rules.h's Operation; a plan that names none
+    is a sum). The benchmark's table and the counters compare sums with CUB's sum and pass
+    --n, which the row stages (16 on) refuse."""
+    found = {}
+    for path in sorted((ROOT / "answers").glob("stage[0-9][0-9]_*")):
+        match = re.search(r"Operation::k(\w+)", (path / "todo.cu").read_text())
+        found[path.name[5:7]] = match.group(1) if match else "Sum"
+    return found

@@ -52,7 +52,8 @@ __device__ float block_all(float value, Op op) {
   // ====================== TODO 2 of 6: BEGIN ======================
   // - declare __shared__ float warp_results[kWarpSize] (a block has at most 32 warps);
   //   lane = threadIdx.x % kWarpSize, warp = threadIdx.x / kWarpSize;
-  // - __syncthreads() first: the previous call may still be reading warp_results;
+  // - __syncthreads() first: a kernel that calls block_all twice with the same Op (both
+  //   calls share one warp_results) must not overwrite it while the first call reads;
   // - lane 0 of each warp stores its result in warp_results[warp]; then a barrier;
   // - every warp (not only the first: all threads need the answer) loads
   //   warp_results[lane] for lanes below blockDim.x / kWarpSize, Op::kIdentity for the

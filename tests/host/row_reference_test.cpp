@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "common/row_reference.h"
+#include "common/stage_rules.h"
 
 namespace {
 
@@ -76,6 +77,73 @@ TEST(RowReference, NanMustBeWhereTheReferenceHasIt) {
   EXPECT_TRUE(verify_softmax(gpu.data(), ref, 2).match);
   gpu[0] = 0.5f;  // a row that should be NaN is not
   EXPECT_FALSE(verify_softmax(gpu.data(), ref, 2).match);
+}
+
+TEST(RowReference, LayerNormOfAKnownRow) {
+  // Mean 2.5, variance 1.25: z = (x - 2.5) / sqrt(1.25 + eps).
+  const std::vector<float> in = {1.0f, 2.0f, 3.0f, 4.0f};
+  reduce::LayerNormParams params{{1.0f, 1.0f, 2.0f, 1.0f}, {0.0f, 0.0f, 0.0f, 0.5f}};
+  const reduce::LayerNormReference ref = reduce::reference_layer_norm(in.data(), 1, 4, params);
+  const double rstd = 1.0 / std::sqrt(1.25 + static_cast<double>(reduce::kLayerNormEpsilon));
+  EXPECT_NEAR(ref.mean[0], 2.5, 1e-15);
+  EXPECT_NEAR(ref.values[0], -1.5 * rstd, 1e-12);
+  EXPECT_NEAR(ref.values[2], 2.0 * 0.5 * rstd, 1e-12);
+  EXPECT_NEAR(ref.values[3], 1.5 * rstd + 0.5, 1e-12);
+}
+
+TEST(RowReference, LayerNormParamsFollowTheSeed) {
+  const reduce::LayerNormParams a = reduce::layer_norm_params(1000, 12345);
+  const reduce::LayerNormParams b = reduce::layer_norm_params(1000, 12345);
+  EXPECT_EQ(a.gamma, b.gamma);
+  EXPECT_EQ(a.beta, b.beta);
+  for (std::size_t c = 0; c < 1000; ++c) {
+    EXPECT_GE(a.gamma[c], 0.5f);
+    EXPECT_LT(a.gamma[c], 1.5f);
+    EXPECT_GE(a.beta[c], -0.5f);
+    EXPECT_LT(a.beta[c], 0.5f);
+  }
+}
+
+// The lesson's claim, on the host: for 10^4 + noise, float's E[x^2] - E[x]^2 loses the
+// variance (about 1/12) entirely, while two passes keep it.
+TEST(RowReference, OnePassVarianceCancelsOnLargeOffsets) {
+  const std::size_t cols = 1024;
+  std::vector<float> in(cols);
+  for (std::size_t c = 0; c < cols; ++c) in[c] = 10000.0f + static_cast<float>(c % 97) / 97.0f;
+  float total = 0.0f, squares = 0.0f;
+  for (float x : in) {
+    total += x;
+    squares += x * x;
+  }
+  const float mean = total / cols;
+  const float one_pass = squares / cols - mean * mean;
+  float distances = 0.0f;
+  for (float x : in) distances += (x - mean) * (x - mean);
+  const float two_pass = distances / cols;
+  const reduce::LayerNormParams params = reduce::layer_norm_params(cols, 1);
+  const double exact_rstd = reduce::reference_layer_norm(in.data(), 1, cols, params).rstd[0];
+  const double exact = 1.0 / (exact_rstd * exact_rstd) - reduce::kLayerNormEpsilon;
+  EXPECT_GT(std::fabs(one_pass - exact), 10.0 * exact) << one_pass;
+  EXPECT_LT(std::fabs(two_pass - exact), 0.01 * exact) << two_pass;
+}
+
+TEST(RowReference, LayerNormVerifyUsesEachValuesScale) {
+  const std::size_t cols = 512;
+  std::vector<float> in(2 * cols);
+  for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<float>(i % 89) / 89.0f - 0.3f;
+  const reduce::LayerNormParams params = reduce::layer_norm_params(cols, 7);
+  const reduce::RowReference ref(reduce::Operation::kLayerNorm, in, 2, cols, params);
+  std::vector<float> gpu(in.size());
+  for (std::size_t i = 0; i < gpu.size(); ++i) gpu[i] = static_cast<float>(ref.value(i));
+  EXPECT_TRUE(ref.verify(gpu.data()).match);
+  gpu[cols + 3] += 1e-3f;  // far beyond float rounding on data this well conditioned
+  const reduce::RowVerdict v = ref.verify(gpu.data());
+  EXPECT_FALSE(v.match);
+  EXPECT_EQ(v.worst, cols + 3);
+  // A constant row: variance 0, every output is beta.
+  const std::vector<float> flat(cols, 3.0f);
+  const reduce::RowReference beta(reduce::Operation::kLayerNorm, flat, 1, cols, params);
+  EXPECT_DOUBLE_EQ(beta.value(5), params.beta[5]);
 }
 
 }  // namespace

@@ -1,0 +1,226 @@
+// Stage 17: layer norm over the rows of a matrix. Each row x becomes
+// y = (x - mean) / sqrt(variance + epsilon) * gamma + beta, with one gamma and one beta per
+// column. The row's mean and variance are reductions over the threads that share the row,
+// a warp or a block, as in stage 16. Version 1 takes the textbook shortcut, one pass for
+// the sum of x and of x^2 and then E[x^2] - E[x]^2, and shows why it fails: on data like
+// 10^4 + noise the two terms agree in every digit a float holds. Versions 2 and 3 make two
+// passes (the mean first, then the squared distances from it); versions 4 and 5 use
+// Welford's running (count, mean, M2) and merge those pairs across threads.
+//
+// Run it:   scripts/run.sh 17                                   (version 6, the default)
+//           build/bin/stage17_todo --version 1 --offset 10000   (watch version 1 fail)
+// Test it:  scripts/test.sh --todo 17
+#include "common/launch.h"
+
+using reduce::kLayerNormEpsilon;
+
+constexpr unsigned int kWarpSize = 32;
+static_assert(kWarpSize == 32, "the shuffle steps assume 32-lane warps");
+
+// Welford's running statistics of the values seen so far.
+struct Stats {
+  float count;  // exact up to 2^24 values, far more than a row here holds per thread
+  float mean;
+  float m2;     // the sum of (x - mean)^2
+};
+
+// ---------------------------------------------------------------- given: stage 16's reductions
+// The butterfly every lane ends with (stage 16's TODO 1 and 2), for a float or for Stats.
+
+__device__ float shuffle_xor(float value, unsigned int offset) {
+  return __shfl_xor_sync(0xffffffffu, value, offset);
+}
+
+__device__ Stats shuffle_xor(Stats s, unsigned int offset) {
+  return {shuffle_xor(s.count, offset), shuffle_xor(s.mean, offset), shuffle_xor(s.m2, offset)};
+}
+
+template <typename T, typename Op>
+__device__ T warp_all(T value, Op op) {
+  for (unsigned int offset = kWarpSize / 2; offset > 0; offset >>= 1) {
+    value = op(value, shuffle_xor(value, offset));
+  }
+  return value;
+}
+
+// `empty` is what a lane past the last warp contributes (0 for a sum, an empty Stats).
+template <typename T, typename Op>
+__device__ T block_all(T value, Op op, T empty) {
+  __shared__ T warp_results[kWarpSize];
+  const unsigned int lane = threadIdx.x % kWarpSize;
+  const unsigned int warp = threadIdx.x / kWarpSize;
+  value = warp_all(value, op);
+  __syncthreads();  // the previous call may still be reading warp_results
+  if (lane == 0) warp_results[warp] = value;
+  __syncthreads();
+  value = (lane < blockDim.x / kWarpSize) ? warp_results[lane] : empty;
+  return warp_all(value, op);
+}
+
+struct Sum {
+  __device__ float operator()(float a, float b) const { return a + b; }
+};
+
+struct WarpRow {
+  static constexpr bool kOneWarp = true;
+  __device__ static unsigned int thread() { return threadIdx.x % kWarpSize; }
+  __device__ static unsigned int threads() { return kWarpSize; }
+  template <typename T, typename Op>
+  __device__ static T all(T value, Op op, T) { return warp_all(value, op); }
+};
+
+struct BlockRow {
+  static constexpr bool kOneWarp = false;
+  __device__ static unsigned int thread() { return threadIdx.x; }
+  __device__ static unsigned int threads() { return blockDim.x; }
+  template <typename T, typename Op>
+  __device__ static T all(T value, Op op, T empty) { return block_all(value, op, empty); }
+};
+
+// ---------------------------------------------------------------- the last pass, every version
+// y[c] = (x[c] - mean) * rstd * gamma[c] + beta[c] for this thread's columns.
+template <typename Row>
+__device__ void normalise(const float* x, float* y, const float* gamma, const float* beta,
+                          unsigned int cols, float mean, float variance) {
+  // ====================== TODO 1 of 5: BEGIN ======================
+  // rstd = rsqrtf(variance + kLayerNormEpsilon); thread t of the row's group takes
+  // columns t, t + Row::threads(), ... (first = Row::thread(), step = Row::threads()).
+  // ====================== TODO 1 of 5: END ========================
+}
+
+// ---------------------------------------------------------------- version 1: one pass
+template <typename Row>
+__device__ void layer_norm_one_pass(const float* x, float* y, const float* gamma,
+                                    const float* beta, unsigned int cols) {
+  float total = 0.0f;
+  float squares = 0.0f;
+  // ====================== TODO 2 of 5: BEGIN ======================
+  // This thread's sum of x and of x * x over its columns; then the row's, with
+  // Row::all(total, Sum{}, 0.0f) and the same for squares.
+  // ====================== TODO 2 of 5: END ========================
+  const float mean = total / cols;
+  const float variance = squares / cols - mean * mean;  // E[x^2] - E[x]^2
+  normalise<Row>(x, y, gamma, beta, cols, mean, variance);
+}
+
+// ---------------------------------------------------------------- versions 2 and 3: two passes
+template <typename Row>
+__device__ void layer_norm_two_pass(const float* x, float* y, const float* gamma,
+                                    const float* beta, unsigned int cols) {
+  float mean = 0.0f;
+  float variance = 0.0f;
+  // ====================== TODO 3 of 5: BEGIN ======================
+  // - mean: the row's sum of x (this thread's columns, then Row::all), divided by cols;
+  // - variance: the row's sum of (x - mean)^2, divided by cols. The distances are small
+  //   where x is large, so nothing cancels.
+  // ====================== TODO 3 of 5: END ========================
+  normalise<Row>(x, y, gamma, beta, cols, mean, variance);
+}
+
+// ---------------------------------------------------------------- versions 4 and 5: Welford
+// Chan, Golub and LeVeque's merge of two running statistics: the counts add, the mean
+// moves towards b's by its share of the count, and M2 gains the spread between the means.
+struct Merge {
+  __device__ Stats operator()(Stats a, Stats b) const {
+    Stats out{a.count + b.count, 0.0f, 0.0f};
+    // ====================== TODO 4 of 5: BEGIN ======================
+    // With delta = b.mean - a.mean and n = out.count:
+    //   mean = a.mean + delta * (b.count / n)
+    //   m2   = a.m2 + b.m2 + delta * delta * (a.count * b.count / n)
+    // Two empty Stats (n = 0) must give an empty one, not 0 / 0 = NaN.
+    // ====================== TODO 4 of 5: END ========================
+    return out;
+  }
+};
+
+template <typename Row>
+__device__ void layer_norm_welford(const float* x, float* y, const float* gamma,
+                                   const float* beta, unsigned int cols) {
+  Stats mine{0.0f, 0.0f, 0.0f};
+  // ====================== TODO 5 of 5: BEGIN ======================
+  // Each of this thread's values updates its Stats (count += 1; delta = x - mean;
+  // mean += delta / count; m2 += delta * (x - new mean)); then the row's Stats with
+  // Row::all(mine, Merge{}, Stats{0, 0, 0}).
+  // ====================== TODO 5 of 5: END ========================
+  normalise<Row>(x, y, gamma, beta, cols, mine.mean, mine.m2 / mine.count);
+}
+
+// ---------------------------------------------------------------- the kernels
+// One block per row (row blockIdx.x), or one warp per row (blockDim.x / 32 rows a block;
+// a warp past the last row returns at once, which is safe: warp rows use no barrier).
+template <typename Row>
+__device__ std::size_t row_index(unsigned int rows) {
+  if (!Row::kOneWarp) return blockIdx.x;
+  const std::size_t row = (std::size_t{blockIdx.x} * blockDim.x + threadIdx.x) / kWarpSize;
+  return row < rows ? row : rows;  // rows: no row for this warp
+}
+
+template <typename Row, int Method>
+__global__ void layer_norm_rows(const float* in, float* out, const float* gamma,
+                                const float* beta, unsigned int rows, unsigned int cols) {
+  const std::size_t row = row_index<Row>(rows);
+  if (row >= rows) return;
+  const float* x = in + row * cols;
+  float* y = out + row * cols;
+  if (Method == 1) layer_norm_one_pass<Row>(x, y, gamma, beta, cols);
+  if (Method == 2) layer_norm_two_pass<Row>(x, y, gamma, beta, cols);
+  if (Method == 3) layer_norm_welford<Row>(x, y, gamma, beta, cols);
+}
+
+namespace {
+
+constexpr int kOnePass = 1, kTwoPass = 2, kWelford = 3;
+
+template <typename Row, int Method>
+void launch_rows(const reduce::RowLaunch& run) {
+  const std::size_t rows_per_block = Row::kOneWarp ? run.block / kWarpSize : 1;
+  const std::size_t grid = (run.rows + rows_per_block - 1) / rows_per_block;
+  layer_norm_rows<Row, Method><<<static_cast<unsigned int>(grid), run.block, 0, run.stream>>>(
+      run.in, run.out, run.gamma, run.beta, static_cast<unsigned int>(run.rows),
+      static_cast<unsigned int>(run.cols));
+  reduce::check_launch("layer_norm_rows", __FILE__, __LINE__);
+}
+
+// What the lesson measured on the H100 (at 128, 1024, 32768 and 131072 columns): a warp
+// per row is fastest for rows of 128; a block per row with two passes for rows of 1024,
+// whose second read comes from the cache; for long rows, where it does not, Welford's
+// single pass.
+constexpr std::size_t kWarpRowsUpTo = 128;
+constexpr std::size_t kTwoPassUpTo = 1024;
+void by_row_length(const reduce::RowLaunch& run) {
+  if (run.cols <= kWarpRowsUpTo) {
+    launch_rows<WarpRow, kTwoPass>(run);
+  } else if (run.cols <= kTwoPassUpTo) {
+    launch_rows<BlockRow, kTwoPass>(run);
+  } else {
+    launch_rows<BlockRow, kWelford>(run);
+  }
+}
+
+constexpr reduce::StageVersion kVersions[] = {
+    {"one pass, E[x^2] - E[x]^2, a block per row", nullptr, launch_rows<BlockRow, kOnePass>},
+    {"two passes, a block per row", nullptr, launch_rows<BlockRow, kTwoPass>},
+    {"two passes, a warp per row", nullptr, launch_rows<WarpRow, kTwoPass>},
+    {"Welford, a block per row", nullptr, launch_rows<BlockRow, kWelford>},
+    {"Welford, a warp per row", nullptr, launch_rows<WarpRow, kWelford>},
+    {"version 3 up to 128 columns, 2 up to 1024, else 4", nullptr, by_row_length},
+};
+constexpr int kVersionCount = sizeof(kVersions) / sizeof(kVersions[0]);
+
+}  // namespace
+
+const reduce::StagePlan& reduce::stage_plan() {
+  static const StagePlan plan{17,
+                              kVersions[kVersionCount - 1].technique,
+                              SizeRule::kAnyLength,
+                              Finish::kOnDevice,
+                              nullptr,
+                              false,
+                              nullptr,
+                              Operation::kLayerNorm,
+                              kVersions,
+                              kVersionCount,
+                              nullptr,
+                              kVersions[kVersionCount - 1].row_launch};
+  return plan;
+}

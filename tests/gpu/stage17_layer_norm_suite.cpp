@@ -1,0 +1,166 @@
+// The GPU suite of stage 17 (layer norm), in place of stage_suite.cpp: every version at
+// every block size, on stage 16's awkward shapes, on constant rows (variance 0: the output
+// is beta, not NaN) and on the data that separates the methods: 10^4 + noise, where the
+// one-pass E[x^2] - E[x]^2 must be seen to fail and every other version must hold. Every
+// value is checked against the CPU's, in double, by the rule in common/row_reference.h.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "common/input.h"
+#include "common/row_reference.h"
+#include "common/row_runner.h"
+#include "common/stage.h"
+#include "tests/gpu/suite_fixture.h"
+
+namespace {
+
+using namespace reduce;
+
+constexpr unsigned kBlocks[] = {32, 64, 128, 256, 512, 1024};
+constexpr float kNan = std::numeric_limits<float>::quiet_NaN();
+
+struct Shape {
+  std::size_t rows;
+  std::size_t cols;
+};
+
+const std::vector<Shape> kShapes = {{1, 1},    {1, 2},     {3, 31},   {5, 32},  {7, 33},
+                                    {2, 255},  {3, 1000},  {2, 1025}, {1, 4097}, {2, 32768},
+                                    {1, 131072}, {1000, 7}, {67, 128}};
+
+std::vector<float> matrix(Shape shape, std::uint32_t seed, double offset = 0.0, double scale = 1.0) {
+  std::vector<float> values = generate_input(shape.rows * shape.cols, seed);
+  shift_and_scale(values, offset, scale);
+  return values;
+}
+
+class LayerNormSuite : public GpuSuite<std::tuple<int, unsigned>> {
+ protected:
+  int version() const { return std::get<0>(GetParam()); }
+  unsigned block() const { return std::get<1>(GetParam()); }
+  StagePlan plan() const { return with_version(stage_plan(), version()); }
+  // Version 1 is the one-pass shortcut the lesson shows failing.
+  bool one_pass() const { return std::string(plan().technique).rfind("one pass", 0) == 0; }
+
+  std::string where(Shape shape) const {
+    return "version " + std::to_string(version()) + " (" + plan().technique + "), " +
+           std::to_string(shape.rows) + " rows x " + std::to_string(shape.cols) +
+           " columns, block = " + std::to_string(block());
+  }
+
+  struct Result {
+    std::vector<float> out;
+    RowVerdict verdict;
+  };
+
+  Result run(Shape shape, const std::vector<float>& input, std::size_t offset = 0) {
+    const LayerNormParams params = layer_norm_params(shape.cols, 2024);
+    RowRunner runner(plan(), shape.rows, shape.cols, offset);
+    runner.upload(input);
+    runner.upload_params(params.gamma, params.beta);
+    Result result{runner.run(block()), {}};
+    result.verdict = RowReference(Operation::kLayerNorm, input, shape.rows, shape.cols, params)
+                         .verify(result.out.data());
+    return result;
+  }
+
+  std::vector<float> expect_matches(Shape shape, const std::vector<float>& input,
+                                    std::size_t offset = 0) {
+    const Result r = run(shape, input, offset);
+    const RowVerdict& v = r.verdict;
+    EXPECT_TRUE(v.match) << where(shape) << ": row " << v.worst / shape.cols << ", column "
+                         << v.worst % shape.cols << ": GPU " << r.out[v.worst] << ", error "
+                         << v.error << ", allowed " << v.tolerance
+                         << " (a NaN is a value never written or computed from a NaN)";
+    return r.out;
+  }
+};
+
+TEST_P(LayerNormSuite, DefaultColumnsMatch) {
+  const Shape shape{512, kDefaultCols};
+  static const std::vector<float> input = matrix(shape, kDefaultSeed);
+  expect_matches(shape, input);
+}
+
+TEST_P(LayerNormSuite, EveryShapeMatches) {
+  for (const Shape shape : kShapes) {
+    expect_matches(shape, matrix(shape, static_cast<std::uint32_t>(shape.rows * 7 + shape.cols),
+                                 -2.0, 4.0));
+  }
+}
+
+// 10^4 + noise from [0, 1): E[x^2] and E[x]^2 are both about 10^8, where a float's step
+// is 8, so their difference (the variance, about 0.083) is lost. The one-pass version must
+// be seen to fail here (the lesson says it does); every other version must hold.
+TEST_P(LayerNormSuite, LargeOffsetNeedsTwoPassesOrWelford) {
+  for (const Shape shape : {Shape{8, 1024}, Shape{2, 4097}, Shape{64, 128}}) {
+    const std::vector<float> input = matrix(shape, 77, 10000.0, 1.0);
+    if (one_pass()) {
+      EXPECT_FALSE(run(shape, input).verdict.match)
+          << where(shape) << ": E[x^2] - E[x]^2 held on 10^4 + noise";
+    } else {
+      expect_matches(shape, input);
+    }
+  }
+}
+
+// Every value the same: variance 0, so each output is beta (epsilon keeps the division
+// finite); a merge of two empty statistics must not make 0 / 0.
+TEST_P(LayerNormSuite, ConstantRowsGiveBeta) {
+  for (const Shape shape : {Shape{3, 1000}, Shape{40, 5}, Shape{1, 4097}}) {
+    const std::vector<float> input(shape.rows * shape.cols, 3.0f);
+    expect_matches(shape, input);
+  }
+}
+
+TEST_P(LayerNormSuite, NanSpoilsOnlyItsRow) {
+  const Shape shape{6, 300};
+  std::vector<float> input = matrix(shape, 5);
+  input[1 * shape.cols + 0] = kNan;
+  input[4 * shape.cols + shape.cols - 1] = kNan;
+  const std::vector<float> out = expect_matches(shape, input);
+  EXPECT_TRUE(std::isnan(out[1 * shape.cols + 17])) << where(shape);
+  EXPECT_FALSE(std::isnan(out[2 * shape.cols + 17])) << where(shape);
+}
+
+TEST_P(LayerNormSuite, MisalignedMatrixMatches) {
+  for (std::size_t offset : {1, 3}) {
+    const Shape shape{9, 1028};
+    expect_matches(shape, matrix(shape, 11), offset);
+  }
+}
+
+TEST_P(LayerNormSuite, InputIsUnchanged) {
+  const Shape shape{33, 777};
+  const std::vector<float> input = matrix(shape, 3);
+  const LayerNormParams params = layer_norm_params(shape.cols, 1);
+  RowRunner runner(plan(), shape.rows, shape.cols);
+  runner.upload(input);
+  runner.upload_params(params.gamma, params.beta);
+  runner.run(block());
+  EXPECT_EQ(runner.download_input(), input) << where(shape);
+}
+
+std::vector<int> all_versions() {
+  std::vector<int> versions;
+  for (int v = 1; v <= stage_plan().version_count; ++v) versions.push_back(v);
+  return versions;
+}
+
+std::string case_name(const ::testing::TestParamInfo<std::tuple<int, unsigned>>& info) {
+  return "block" + std::to_string(std::get<1>(info.param)) + "_version" +
+         std::to_string(std::get<0>(info.param));
+}
+
+INSTANTIATE_TEST_SUITE_P(Versions, LayerNormSuite,
+                         ::testing::Combine(::testing::ValuesIn(all_versions()),
+                                            ::testing::ValuesIn(kBlocks)),
+                         case_name);
+
+}  // namespace
