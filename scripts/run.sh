@@ -67,7 +67,8 @@ for s in "${stages[@]}"; do
   esac
   (( code > worst )) && worst=$code
   ms=$(sed -n 's/^  GPU time : \(.*\) ms$/\1/p' <<<"$output")
-  gbps=$(sed -n 's/^  Bandwidth: \(.*\) GB\/s$/\1/p' <<<"$output")
+  # A row stage's line goes on: "GB/s (each value read once and written once)".
+  gbps=$(sed -n 's/^  Bandwidth: \([0-9.]*\) GB\/s.*$/\1/p' <<<"$output")
   summary+=("$(printf '%-26s %-10s %12s %10s' "$name$suffix" "$result" "${ms:--}" "${gbps:--}")")
 done
 
