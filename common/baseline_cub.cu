@@ -1,6 +1,7 @@
-// bench_cub: the yardstick the benchmark measures the stages against, CUB's
-// cub::DeviceReduce::Sum (shipped with the CUDA toolkit), run through the same harness
-// as a stage: same input, timing, verification, report and options.
+// bench_cub and bench_cub_max: the yardsticks the benchmark measures the stages against,
+// CUB's cub::DeviceReduce::Sum and ::Max (shipped with the CUDA toolkit), run through the
+// same harness as a stage: same input, timing, verification, report and options.
+// CMake builds this file twice; REDUCE_CUB_MAX picks Max (stage 15's yardstick).
 #include <cub/device/device_reduce.cuh>
 
 #include "common/device_buffer.h"
@@ -8,24 +9,40 @@
 
 namespace {
 
+#ifdef REDUCE_CUB_MAX
+constexpr reduce::Operation kOp = reduce::Operation::kMax;
+constexpr const char* kTechnique = "cub::DeviceReduce::Max";
+constexpr const char* kTitle = "CUB max";
+#else
+constexpr reduce::Operation kOp = reduce::Operation::kSum;
+constexpr const char* kTechnique = "cub::DeviceReduce::Sum";
+constexpr const char* kTitle = "CUB";
+#endif
+
+cudaError_t cub_reduce(void* scratch, std::size_t& bytes, const reduce::Launch& run) {
+  const int n = static_cast<int>(run.n);
+  if constexpr (kOp == reduce::Operation::kMax) {
+    return cub::DeviceReduce::Max(scratch, bytes, run.in, run.partials_alt, n, run.stream);
+  } else {
+    return cub::DeviceReduce::Sum(scratch, bytes, run.in, run.partials_alt, n, run.stream);
+  }
+}
+
 reduce::DeviceValues launch_cub(const reduce::Launch& run) {
   // CUB's scratch space outlives a run: allocating it inside the timed region would
   // measure cudaMalloc. Asking for its size is host arithmetic, no GPU work.
   static reduce::DeviceBuffer<unsigned char> scratch;
-  const int n = static_cast<int>(run.n);
   std::size_t bytes = 0;
-  CUDA_CHECK(cub::DeviceReduce::Sum(nullptr, bytes, run.in, run.partials_alt, n, run.stream));
+  CUDA_CHECK(cub_reduce(nullptr, bytes, run));
   if (bytes > scratch.bytes()) scratch = reduce::DeviceBuffer<unsigned char>(bytes);
-  CUDA_CHECK(
-      cub::DeviceReduce::Sum(scratch.get(), bytes, run.in, run.partials_alt, n, run.stream));
+  CUDA_CHECK(cub_reduce(scratch.get(), bytes, run));
   return {run.partials_alt, 1};
 }
 
 }  // namespace
 
 const reduce::StagePlan& reduce::stage_plan() {
-  static const StagePlan plan{0,     "cub::DeviceReduce::Sum", SizeRule::kAnyLength,
-                              Finish::kOnDevice, launch_cub, /*reduces_in_place=*/false,
-                              "CUB"};
+  static const StagePlan plan{0,     kTechnique, SizeRule::kAnyLength, Finish::kOnDevice,
+                              launch_cub, /*reduces_in_place=*/false, kTitle, kOp};
   return plan;
 }

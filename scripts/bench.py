@@ -22,6 +22,7 @@ tables between the bench markers of the top-level README.md and of each stage's 
     scripts/bench.py --docs-only     (rewrite README and lesson tables from results.json)
     scripts/bench.py --steps         (stage 14's techniques one at a time: stage14_steps.md)
     scripts/bench.py --lessons       (block sizes and the lessons' variants: lessons.md)
+    scripts/bench.py --operations    (stages 15 to 17 against their floors: operations.md)
 """
 import argparse
 import csv
@@ -30,12 +31,13 @@ import json
 import os
 import pathlib
 import re
-import statistics
 import subprocess
 import sys
 
-from gpu_script import BIN, ROOT, answer_operations, require_answers, require_device
+from gpu_script import (BIN, ROOT, answer_operations, floor_model, require_answers,
+                        require_device, run_csv)
 from lessons_bench import run_lessons
+from operations_bench import run_operations
 
 BLOCK = 256
 MAIN_N = 1 << 24
@@ -59,16 +61,8 @@ def stage_dirs():
 
 def measure(executable, n, repeat, dirty):
     """One run of an executable with --csv; returns its row as a dict."""
-    command = [str(BIN / executable), "--n", str(n), "--block", str(BLOCK), "--repeat",
-               str(repeat), "--csv"] + (["--dirty-l2"] if dirty else [])
-    done = subprocess.run(command, capture_output=True, text=True)
-    lines = [line for line in done.stdout.splitlines() if line.count(",") == 6]
-    if done.returncode not in (0, 1) or not lines:
-        raise RuntimeError(f"{' '.join(command)} exited {done.returncode}: {done.stderr.strip()}")
-    name, n_text, block, ms, gbps, error, match = lines[-1].split(",")
-    return {"name": name, "executable": executable, "n": int(n_text), "block": int(block),
-            "gpu_ms": float(ms), "gbps": float(gbps), "relative_error": error,
-            "match": match == "1"}
+    return run_csv(executable, ["--n", n, "--block", BLOCK, "--repeat", repeat]
+                   + (["--dirty-l2"] if dirty else []))
 
 
 def run_all(executables, sizes, repeat_for, dirty):
@@ -80,22 +74,6 @@ def run_all(executables, sizes, repeat_for, dirty):
             print(f"  n = 2^{n.bit_length() - 1:<2} {row['name']:<9} {row['gpu_ms'] * 1000:10.2f} us "
                   f"{row['gbps']:8.1f} GB/s  {'ok' if row['match'] else 'MISMATCH'}", flush=True)
     return rows
-
-
-def floor_model(rows):
-    """The empty launch (ms), the read ceiling (GB/s) and floor(n) in ms, from the rows."""
-    launches = [r["gpu_ms"] for r in rows if r["name"] == "launch"]
-    reads = [r for r in rows if r["name"] == "read"]
-    if not launches or not reads:
-        return None
-    launch_ms = statistics.median(launches)
-    rates = [4 * r["n"] / ((r["gpu_ms"] - launch_ms) * 1e6) for r in reads
-             if r["gpu_ms"] > launch_ms]
-    ceiling = max(rates) if rates else None
-    if ceiling is None:
-        return None
-    return {"launch_ms": launch_ms, "ceiling_gbps": ceiling,
-            "at": lambda n: launch_ms + 4 * n / (ceiling * 1e6)}
 
 
 def derive(rows, model):
@@ -453,6 +431,9 @@ def main():
     parser.add_argument("--lessons", action="store_true",
                         help="only the lessons' experiments (every block size, the variants, "
                         "the -G build): docs/results/lessons.md")
+    parser.add_argument("--operations", action="store_true",
+                        help="only stages 15 to 17 (max, softmax, layer norm) against CUB's max "
+                        "and their floors: docs/results/operations.md")
     args = parser.parse_args()
     if args.docs_only or args.check_docs:
         return rewrite_docs(ROOT / "docs" / "results" / "results.json", check=args.check_docs)
@@ -464,6 +445,11 @@ def main():
         stages = [f"stage{number}" for number in stage_dirs()]
         return run_lessons(stages, metadata(False, None),
                            pathlib.Path(args.out) if args.out else ROOT / "docs" / "results")
+
+    if args.operations:
+        others = {number: op for number, op in answer_operations().items() if op != "Sum"}
+        return run_operations(others, metadata(False, None),
+                              pathlib.Path(args.out) if args.out else ROOT / "docs" / "results")
 
     dirs = stage_dirs()
     executables = [f"stage{number}" for number in dirs] + BASELINES

@@ -10,6 +10,9 @@
 #   scripts/bench.sh --steps      stage 14's techniques one at a time (stage14_steps.md)
 #   scripts/bench.sh --lessons    every block size, the lessons' variants and a -G build
 #                                 (lessons.md, about 3 minutes on an H100)
+#   scripts/bench.sh --operations max, softmax and layer norm (stages 15 to 17), every
+#                                 version and block, against CUB's max and their floors
+#                                 (operations.md)
 #
 # Exit code: 0 every run verified, 1 some did not, 3 no CUDA device, 4 build error.
 set -euo pipefail

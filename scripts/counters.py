@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """Hardware counters for every answer stage, from Nsight Compute.
 
-Profiles build/bin/stageNN --n 16777216 --repeat 1 (a warm-up run and one timed run)
-with `ncu --csv --clock-control none`, keeps the kernels of the first run, and prints one
-table: kernel time, DRAM throughput, achieved occupancy, branch uniformity, shared-memory
-bank conflicts, instructions executed and warp execution efficiency. Sums are over the
-run's kernels; percentages are those of its longest kernel. Writes counters.csv and
-counters.md under docs/results/ (or --out).
+Profiles build/bin/stageNN --n 16777216 --repeat 1 (a warm-up run and one timed run; the
+row stages, 16 on, take their default 16384 x 1024 matrix, the same 2^24 floats) with
+`ncu --csv --clock-control none`, keeps the kernels of the first run, and prints one
+table: kernel time, DRAM throughput, bytes read and written, achieved occupancy, branch
+uniformity, shared-memory bank conflicts, instructions executed and warp execution
+efficiency (all lanes an instruction was issued for, and only those not predicated off).
+Sums are over the run's kernels; percentages are those of its longest kernel. Writes
+counters.csv and counters.md under docs/results/ (or --out).
 
     scripts/counters.sh            (builds first; this script expects a build)
 """
@@ -24,19 +26,23 @@ METRICS = {
     "time": "gpu__time_duration.sum",
     "dram_pct": "dram__throughput.avg.pct_of_peak_sustained_elapsed",
     "dram_read": "dram__bytes_read.sum",
+    "dram_write": "dram__bytes_write.sum",
     "occupancy": "sm__warps_active.avg.pct_of_peak_sustained_active",
     "branch_uniform": "smsp__sass_average_branch_targets_threads_uniform.pct",
     "bank_ld": "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
     "bank_st": "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
     "instructions": "smsp__inst_executed.sum",
     "threads_per_inst": "smsp__thread_inst_executed_per_inst_executed.ratio",
+    "threads_pred_on": "smsp__thread_inst_executed_pred_on_per_inst_executed.ratio",
 }
 COLUMNS = [
     ("stage", "stage"), ("kernels", "kernels"), ("time_us", "kernel time (us)"),
     ("dram_pct", "DRAM throughput (% of peak)"), ("dram_read_mb", "DRAM read (MB)"),
+    ("dram_write_mb", "DRAM write (MB)"),
     ("occupancy", "achieved occupancy (%)"), ("branch_uniform", "branch uniformity (%)"),
     ("bank_conflicts", "shared bank conflicts (ld + st)"), ("instructions", "instructions"),
     ("warp_efficiency", "warp execution efficiency (%)"),
+    ("warp_efficiency_pred_on", "lanes not predicated off (%)"),
 ]
 
 
@@ -45,12 +51,14 @@ def number(text):
     return float(text.replace(",", "")) if text not in ("", "n/a") else 0.0
 
 
-def profile(stage):
+def profile(stage, rows):
     # Stages 06-14 name their kernels reduce_*, stage 15 max_* (and argmax_*, which runs once
-    # after the timed runs, so the halving below still keeps the warm-up run's kernels).
-    command = ["ncu", "--csv", "--clock-control", "none", "-k", "regex:reduce_|max_", "--metrics",
-               ",".join(METRICS.values()), str(BIN / f"stage{stage}"), "--n", str(N),
-               "--repeat", "1"]
+    # after the timed runs, so the halving below still keeps the warm-up run's kernels),
+    # stage 16 softmax_*, stage 17 layer_norm_*.
+    shape = [] if rows else ["--n", str(N)]  # a row stage's default matrix holds N floats
+    command = ["ncu", "--csv", "--clock-control", "none", "-k",
+               "regex:reduce_|max_|softmax_|layer_norm_", "--metrics",
+               ",".join(METRICS.values()), str(BIN / f"stage{stage}"), *shape, "--repeat", "1"]
     done = subprocess.run(command, capture_output=True, text=True)
     lines = done.stdout.splitlines()
     start = next((i for i, line in enumerate(lines) if line.startswith('"ID"')), None)
@@ -73,11 +81,13 @@ def summarise(stage, kernels):
         "time_us": total("time") / 1000.0,
         "dram_pct": longest[METRICS["dram_pct"]],
         "dram_read_mb": total("dram_read") / 1e6,
+        "dram_write_mb": total("dram_write") / 1e6,
         "occupancy": longest[METRICS["occupancy"]],
         "branch_uniform": longest[METRICS["branch_uniform"]],
         "bank_conflicts": int(total("bank_ld") + total("bank_st")),
         "instructions": int(total("instructions")),
         "warp_efficiency": 100.0 * longest[METRICS["threads_per_inst"]] / 32.0,
+        "warp_efficiency_pred_on": 100.0 * longest[METRICS["threads_pred_on"]] / 32.0,
     }
 
 
@@ -95,11 +105,10 @@ def main():
     args = parser.parse_args()
     require_answers("counters.py")
     require_device("counters.py", "the counters need a GPU, so nothing was profiled")
-    # The row stages (16 on) take --rows/--cols, not --n: their lessons quote their own runs.
-    stages = sorted(n for n, op in answer_operations().items() if op in ("Sum", "Max"))
+    operations = answer_operations()
     rows = []
-    for stage in stages:
-        rows.append(summarise(stage, profile(stage)))
+    for stage in sorted(operations):
+        rows.append(summarise(stage, profile(stage, operations[stage] not in ("Sum", "Max"))))
         print(f"  profiled stage {stage}", flush=True)
 
     out = pathlib.Path(args.out)
@@ -114,9 +123,13 @@ def main():
     (out / "counters.md").write_text(
         "# Hardware counters per stage\n\n"
         "Written by `scripts/counters.sh`: Nsight Compute (`ncu --csv --clock-control none`) on\n"
-        f"`build/bin/stageNN --n {N} --repeat 1`, block 256, the kernels of one run. Sums over\n"
-        "the run's kernels; percentages from its longest kernel. Warp execution efficiency is\n"
-        "`smsp__thread_inst_executed_per_inst_executed.ratio` / 32. Metrics: "
+        f"`build/bin/stageNN --n {N} --repeat 1` (stages 16 and 17: their default 16384 x 1024\n"
+        "matrix, the same number of floats, read once and written once), block 256, the kernels\n"
+        "of one run. Sums over the run's kernels; percentages from its longest kernel. Warp\n"
+        "execution efficiency is `smsp__thread_inst_executed_per_inst_executed.ratio` / 32 (every\n"
+        "lane an instruction was issued for); lanes not predicated off is\n"
+        "`smsp__thread_inst_executed_pred_on_per_inst_executed.ratio` / 32 (only the lanes whose\n"
+        "predicate let the instruction run). Metrics: "
         + ", ".join(f"`{m}`" for m in METRICS.values()) + ".\n\n" + "\n".join(table) + "\n")
     print()
     print("\n".join(table))

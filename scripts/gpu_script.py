@@ -1,8 +1,10 @@
-"""What the GPU-only Python scripts (bench.py, counters.py) share: where the build is, and
-stopping with one line when there is no CUDA device to measure on."""
+"""What the GPU-only Python scripts (bench.py, counters.py) share: where the build is,
+stopping with one line when there is no CUDA device to measure on, one --csv run of an
+executable, and the floor model."""
 import os
 import pathlib
 import re
+import statistics
 import subprocess
 import sys
 
@@ -44,3 +46,34 @@ def answer_operations():
         match = re.search(r"Operation::k(\w+)", (path / "todo.cu").read_text())
         found[path.name[5:7]] = match.group(1) if match else "Sum"
     return found
+
+
+def run_csv(executable, options):
+    """One run of build/bin/<executable> with --csv and the given options; its line as a
+    dict (name, n, block, gpu_ms, gbps, relative_error, match)."""
+    command = [str(BIN / executable), *map(str, options), "--csv"]
+    done = subprocess.run(command, capture_output=True, text=True)
+    lines = [line for line in done.stdout.splitlines() if line.count(",") == 6]
+    if done.returncode not in (0, 1) or not lines:
+        raise RuntimeError(f"{' '.join(command)} exited {done.returncode}: {done.stderr.strip()}")
+    name, n_text, block, ms, gbps, error, match = lines[-1].split(",")
+    return {"name": name, "executable": executable, "n": int(n_text), "block": int(block),
+            "gpu_ms": float(ms), "gbps": float(gbps), "relative_error": error,
+            "match": match == "1"}
+
+
+def floor_model(rows):
+    """The empty launch (ms), the read ceiling (GB/s) and floor(n) in ms, from the rows of
+    bench_launch ('launch') and bench_read ('read'); None without both."""
+    launches = [r["gpu_ms"] for r in rows if r["name"] == "launch"]
+    reads = [r for r in rows if r["name"] == "read"]
+    if not launches or not reads:
+        return None
+    launch_ms = statistics.median(launches)
+    rates = [4 * r["n"] / ((r["gpu_ms"] - launch_ms) * 1e6) for r in reads
+             if r["gpu_ms"] > launch_ms]
+    if not rates:
+        return None
+    ceiling = max(rates)
+    return {"launch_ms": launch_ms, "ceiling_gbps": ceiling,
+            "at": lambda n: launch_ms + 4 * n / (ceiling * 1e6)}

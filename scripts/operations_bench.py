@@ -1,0 +1,255 @@
+"""Max, softmax and layer norm (stages 15 to 17) against their floors, run by
+`scripts/bench.sh --operations` (bench.py --operations).
+
+Stage 15 reads n floats once, like the sums: its floor is the benchmark's (empty launch +
+4n bytes / read ceiling, from bench_launch and bench_read at the same sizes) and its
+yardstick is CUB's cub::DeviceReduce::Max (bench_cub_max). Stages 16 and 17 read a matrix
+once and write one of the same shape: their floor is bench_copy, a device-to-device copy
+of the same number of floats. Every version at every block size, the shapes the lessons
+use, each run from a clean L2, the median of its timed runs, every result verified after
+timing. Each row version also runs once on rows of 10^4 plus noise (--offset 10000): a
+version that fails there is marked and left out of "best". Writes docs/results/
+operations.md and operations.csv.
+"""
+import csv
+import re
+import subprocess
+
+from gpu_script import BIN, floor_model, run_csv
+
+MAX_SIZES = [1 << k for k in (16, 20, 24, 28, 30)]
+MAX_MAIN_N = 1 << 24
+MAX_BLOCKS = [32, 64, 128, 256, 512, 1024]
+SHAPES = [(16384, 1024), (131072, 128), (512, 32768), (128, 131072)]
+ROW_BLOCKS = [64, 128, 256, 512, 1024]
+DEFAULT_BLOCK = 256
+ROW_REPEAT = 20
+OFFSET_PROBE = ["--rows", 256, "--cols", 1024, "--offset", 10000, "--repeat", 1]
+
+
+def repeat_for(n):
+    # As the benchmark: small sizes need many runs for a steady median.
+    return 301 if n <= 1 << 20 else 50 if n <= 1 << 24 else 20
+
+
+def versions(executable):
+    """[(1, 'interleaved addressing'), ...] from the executable's --help."""
+    text = subprocess.run([str(BIN / executable), "--help"], capture_output=True,
+                          text=True).stdout.partition("\nVersions")[2]
+    return [(int(v), name) for v, name in re.findall(r"^  (\d+)  (.+)$", text, re.M)]
+
+
+def tagged(row, **tags):
+    row.update(tags)
+    return row
+
+
+def measure_max(stage):
+    rows = []
+    for n in MAX_SIZES:
+        for executable in ("bench_launch", "bench_read", "bench_cub_max", stage):
+            options = ["--n", n, "--block", DEFAULT_BLOCK, "--repeat", repeat_for(n)]
+            rows.append(tagged(run_csv(executable, options), part="max", version=0))
+        print(f"  max, n = 2^{n.bit_length() - 1} done", flush=True)
+    for version, _ in versions(stage):
+        for block in MAX_BLOCKS:
+            options = ["--n", MAX_MAIN_N, "--block", block, "--version", version, "--repeat",
+                       repeat_for(MAX_MAIN_N)]
+            rows.append(tagged(run_csv(stage, options), part="max versions", version=version))
+    print("  max versions done", flush=True)
+    return rows
+
+
+def measure_rows(stage):
+    rows = []
+    listed = versions(stage)
+    for version, _ in listed:
+        probe = run_csv(stage, OFFSET_PROBE + ["--version", version])
+        rows.append(tagged(probe, part="offset probe", version=version, shape=""))
+    for r_count, c_count in SHAPES:
+        shape = f"{r_count} x {c_count}"
+        for version, _ in listed[:-1]:  # the last version picks one of the others
+            for block in ROW_BLOCKS:
+                options = ["--rows", r_count, "--cols", c_count, "--block", block, "--version",
+                           version, "--repeat", ROW_REPEAT]
+                rows.append(tagged(run_csv(stage, options), part="rows", version=version,
+                                   shape=shape))
+        options = ["--rows", r_count, "--cols", c_count, "--block", DEFAULT_BLOCK, "--repeat",
+                   ROW_REPEAT]
+        rows.append(tagged(run_csv(stage, options), part="rows default", version=len(listed),
+                           shape=shape))
+        print(f"  {stage}, {shape} done", flush=True)
+    return rows
+
+
+def measure_copies():
+    rows = []
+    for r_count, c_count in SHAPES:
+        options = ["--n", r_count * c_count, "--repeat", ROW_REPEAT]
+        rows.append(tagged(run_csv("bench_copy", options), part="copy", version=0,
+                           shape=f"{r_count} x {c_count}"))
+    return rows
+
+
+def us(ms):
+    return f"{ms * 1000:.1f}"
+
+
+def max_table(rows, stage_name, model):
+    lines = ["| n | floor (us) | stage 15 (us) | CUB max (us) | stage 15 x floor | CUB max x floor "
+             "| stage 15 x CUB max |", "|---|---|---|---|---|---|---|"]
+    for n in MAX_SIZES:
+        stage = next(r for r in rows if r["n"] == n and r["name"] == stage_name)
+        cub = next(r for r in rows if r["n"] == n and r["name"] == "CUB max")
+        floor = model["at"](n)
+        lines.append(f"| 2^{n.bit_length() - 1} | {us(floor)} | {us(stage['gpu_ms'])} "
+                     f"| {us(cub['gpu_ms'])} | {stage['gpu_ms'] / floor:.2f} "
+                     f"| {cub['gpu_ms'] / floor:.2f} | {stage['gpu_ms'] / cub['gpu_ms']:.2f} |")
+    return "\n".join(lines)
+
+
+def max_versions_table(rows, listed, floor_ms):
+    lines = ["| version | " + " | ".join(f"block {b}" for b in MAX_BLOCKS) + " | best x floor |",
+             "|---|" + "---|" * (len(MAX_BLOCKS) + 1)]
+    for version, technique in listed:
+        cells = {r["block"]: r for r in rows if r["part"] == "max versions"
+                 and r["version"] == version}
+        best = min(r["gpu_ms"] for r in cells.values())
+        lines.append(f"| {version} {technique} | "
+                     + " | ".join(us(cells[b]["gpu_ms"]) + ("" if cells[b]["match"] else " ✗")
+                                  for b in MAX_BLOCKS)
+                     + f" | {best / floor_ms:.2f} |")
+    return "\n".join(lines)
+
+
+def wrong_versions(rows, executable):
+    return {r["version"] for r in rows if r["part"] == "offset probe"
+            and r["executable"] == executable and not r["match"]}
+
+
+def row_table(rows, executable, listed, copies):
+    wrong = wrong_versions(rows, executable)
+    lines = ["| shape | version | " + " | ".join(f"block {b}" for b in ROW_BLOCKS) + " |",
+             "|---|---|" + "---|" * len(ROW_BLOCKS)]
+    for r_count, c_count in SHAPES:
+        shape = f"{r_count} x {c_count}"
+        picked = [r for r in rows if r["part"] == "rows" and r["executable"] == executable
+                  and r["shape"] == shape]
+        right = [r for r in picked if r["version"] not in wrong and r["match"]]
+        best = min(right, key=lambda r: r["gpu_ms"]) if right else None
+        for index, (version, technique) in enumerate(listed[:-1]):
+            cells = []
+            for block in ROW_BLOCKS:
+                r = next(x for x in picked if x["version"] == version and x["block"] == block)
+                text = us(r["gpu_ms"]) + ("" if r["match"] else " ✗")
+                cells.append(f"**{text}**" if r is best else text)
+            label = f"{version} {technique}" + (" (fails at offset 10^4)" if version in wrong
+                                                else "")
+            lines.append(f"| {shape if index == 0 else ''} | {label} | " + " | ".join(cells)
+                         + " |")
+    return "\n".join(lines)
+
+
+def row_summary(rows, stages, copies):
+    header = "| shape | copy floor (us) |"
+    rule = "|---|---|"
+    for executable, listed in stages:
+        header += (f" {executable} default, block {DEFAULT_BLOCK} (us) | x floor "
+                   f"| {executable} best (us) | x floor |")
+        rule += "---|---|---|---|"
+    lines = [header, rule]
+    for r_count, c_count in SHAPES:
+        shape = f"{r_count} x {c_count}"
+        floor = copies[shape]["gpu_ms"]
+        line = f"| {shape} | {us(floor)} |"
+        for executable, listed in stages:
+            wrong = wrong_versions(rows, executable)
+            default = next(r for r in rows if r["part"] == "rows default"
+                           and r["executable"] == executable and r["shape"] == shape)
+            right = [r for r in rows if r["part"] == "rows" and r["executable"] == executable
+                     and r["shape"] == shape and r["match"] and r["version"] not in wrong]
+            best = min(right, key=lambda r: r["gpu_ms"])
+            line += (f" {us(default['gpu_ms'])}{'' if default['match'] else ' ✗'} "
+                     f"| {default['gpu_ms'] / floor:.2f} | {us(best['gpu_ms'])} (v{best['version']}"
+                     f", block {best['block']}) | {best['gpu_ms'] / floor:.2f} |")
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def page(meta, rows, max_stage, max_listed, row_stages, model):
+    copies = {r["shape"]: r for r in rows if r["part"] == "copy"}
+    main_floor = model["at"](MAX_MAIN_N)
+    row_sections = "\n\n".join(
+        f"### {executable}: {technique_of(rows, executable)}, GPU time (us)\n\n"
+        f"{row_table(rows, executable, listed, copies)}"
+        for executable, listed in row_stages)
+    return f"""# Max, softmax and layer norm against their floors
+
+Written by `scripts/bench.sh --operations` (do not edit by hand; [the script](../../scripts/operations_bench.py)).
+Input seed {meta['seed']}; every timed run starts from a clean L2 (as in the
+[benchmark](README.md)); each time is the median of the process's timed runs (301 up to
+2^20 values, 50 up to 2^24, 20 above; {ROW_REPEAT} for every matrix), measured with CUDA
+events after a warm-up; every result was verified after timing. ✗ marks a run that did not
+match the CPU reference.
+
+- Device: {meta['device']}
+- Driver: {meta['driver']}
+- CUDA: {meta['cuda']}
+- Date: {meta['date']}
+- Commit: {meta['commit']}
+
+## Stage 15: max against CUB's max and the floor
+
+Stage 15 at its default (version {len(max_listed)}), block {DEFAULT_BLOCK}, against
+`cub::DeviceReduce::Max` (`bench_cub_max`). The floor is the benchmark's, from this run's
+`bench_launch` and `bench_read` at these sizes: an empty launch of {model['launch_ms'] * 1000:.2f} us
+plus 4n bytes at {model['ceiling_gbps']:.0f} GB/s.
+
+{max_table(rows, max_stage, model)}
+
+### The six versions at n = 2^24, GPU time (us)
+
+Best x floor: the version's fastest block against the floor at 2^24 ({us(main_floor)} us).
+
+{max_versions_table(rows, max_listed, main_floor)}
+
+## Stages 16 and 17: a matrix in, a matrix out
+
+Every shape holds 2^24 floats (64 MiB read, 64 MiB written). The floor of each shape is
+`bench_copy` on the same number of floats (read once, write once); x floor is time / that
+copy. "Default" is the stage run without `--version` (the version that picks by row length);
+"best" is the fastest cell of the tables below among the versions that also match on rows of
+10^4 plus noise.
+
+{row_summary(rows, row_stages, copies)}
+
+{row_sections}
+"""
+
+
+def technique_of(rows, executable):
+    return {"stage16": "softmax", "stage17": "layer norm"}.get(executable, executable)
+
+
+def run_operations(stages, meta, out):
+    """stages: {'15': 'Max', '16': 'Softmax', '17': 'LayerNorm'} (the answers to measure)."""
+    max_stage = next(f"stage{n}" for n, op in stages.items() if op == "Max")
+    row_executables = [f"stage{n}" for n, op in stages.items() if op != "Max"]
+    rows = measure_max(max_stage)
+    for executable in row_executables:
+        rows += measure_rows(executable)
+    rows += measure_copies()
+    model = floor_model(rows)
+    max_name = next(r["name"] for r in rows if r["executable"] == max_stage and r["version"] == 0)
+    out.mkdir(parents=True, exist_ok=True)
+    fields = sorted({key for r in rows for key in r})
+    with open(out / "operations.csv", "w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=fields)
+        writer.writeheader()
+        writer.writerows(rows)
+    text = page(meta, rows, max_name, versions(max_stage),
+                [(e, versions(e)) for e in row_executables], model)
+    (out / "operations.md").write_text(text)
+    print(text)
+    failed = [r for r in rows if not r["match"] and r["part"] != "offset probe"]
+    return 1 if failed else 0
