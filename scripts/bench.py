@@ -280,6 +280,10 @@ x floor is time / floor(n); x CUB is time / CUB's time at the same n, both from 
 {sweep_table(rows, [x for x in names if x != 'launch'], 'gbps', '{:.0f}')}
 
 Raw numbers: [results.csv](results.csv), [results.json](results.json).
+
+Max, softmax and layer norm (stages 15 to 17) have their own yardsticks and are measured by
+`scripts/bench.sh --operations`: [operations.md](operations.md). Hardware counters:
+[counters.md](counters.md).
 """
 
 
