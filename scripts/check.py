@@ -27,6 +27,7 @@ import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import check_rules  # noqa: E402  (the hint texts and the failure classification)
+from stage_help import listed_versions, stage_help, takes_rows  # noqa: E402
 from todo_markers import code_by_block as todo_blocks  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -83,24 +84,6 @@ def sanitizer_configs(source_text, versions=0, rows=False):
         return [run(n, block, v) for v in range(1, versions + 1)
                 for n, block in ((1001, 32), (65537, 256))] + [run(100, 1024)]
     return [run(1001, 32), run(100, 1024), run(65537, 256)]
-
-
-def stage_help(exe):
-    try:
-        return subprocess.run([exe, "--help"], capture_output=True, text=True, timeout=60).stdout
-    except (OSError, subprocess.TimeoutExpired):
-        return ""
-
-
-def version_count(help_text):
-    """How many versions the executable offers (its --help lists them), 0 for one."""
-    listing = help_text.partition("\nVersions")[2]
-    return len(re.findall(r"^  (\d+)  ", listing, re.M))
-
-
-def takes_rows(help_text):
-    """Whether the executable is a row stage (16 on): --rows and --cols instead of --n."""
-    return "--rows R" in help_text
 
 
 # ---------------------------------------------------------------------------- results
@@ -202,7 +185,8 @@ def check_built(stage, source, exe, suite, out_dir, jobs, expect=None, hints=Non
         show("⏭  sanitizer 검사는 건너뜁니다: 테스트가 끝나지 않아 도구도 끝나지 않습니다.")
         return results
     help_text = stage_help(exe)
-    configs = sanitizer_configs(source_text, version_count(help_text), takes_rows(help_text))
+    configs = sanitizer_configs(source_text, len(listed_versions(help_text)),
+                                takes_rows(help_text))
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         futures = [pool.submit(run_sanitizer, tool, exe, source, configs, out_dir)
                    for tool in SANITIZERS]

@@ -51,11 +51,11 @@ def number(text):
     return float(text.replace(",", "")) if text not in ("", "n/a") else 0.0
 
 
-def profile(stage, rows):
+def profile(stage, takes_matrix):
     # Stages 06-14 name their kernels reduce_*, stage 15 max_* (and argmax_*, which runs once
     # after the timed runs, so the halving below still keeps the warm-up run's kernels),
     # stage 16 softmax_*, stage 17 layer_norm_*.
-    shape = [] if rows else ["--n", str(N)]  # a row stage's default matrix holds N floats
+    shape = [] if takes_matrix else ["--n", str(N)]  # a row stage's default matrix holds N floats
     command = ["ncu", "--csv", "--clock-control", "none", "-k",
                "regex:reduce_|max_|softmax_|layer_norm_", "--metrics",
                ",".join(METRICS.values()), str(BIN / f"stage{stage}"), *shape, "--repeat", "1"]

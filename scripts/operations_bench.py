@@ -13,9 +13,9 @@ operations.md and operations.csv.
 """
 import csv
 import re
-import subprocess
 
 from gpu_script import BIN, floor_model, run_csv
+from stage_help import listed_versions, stage_help
 
 MAX_SIZES = [1 << k for k in (16, 20, 24, 28, 30)]
 MAX_MAIN_N = 1 << 24
@@ -34,9 +34,7 @@ def repeat_for(n):
 
 def versions(executable):
     """[(1, 'interleaved addressing'), ...] from the executable's --help."""
-    text = subprocess.run([str(BIN / executable), "--help"], capture_output=True,
-                          text=True).stdout.partition("\nVersions")[2]
-    return [(int(v), name) for v, name in re.findall(r"^  (\d+)  (.+)$", text, re.M)]
+    return listed_versions(stage_help(BIN / executable))
 
 
 def tagged(row, **tags):
@@ -44,14 +42,14 @@ def tagged(row, **tags):
     return row
 
 
-def measure_max(stage):
+def measure_max(stage, listed):
     rows = []
     for n in MAX_SIZES:
         for executable in ("bench_launch", "bench_read", "bench_cub_max", stage):
             options = ["--n", n, "--block", DEFAULT_BLOCK, "--repeat", repeat_for(n)]
             rows.append(tagged(run_csv(executable, options), part="max", version=0))
         print(f"  max, n = 2^{n.bit_length() - 1} done", flush=True)
-    for version, _ in versions(stage):
+    for version, _ in listed:
         for block in MAX_BLOCKS:
             options = ["--n", MAX_MAIN_N, "--block", block, "--version", version, "--repeat",
                        repeat_for(MAX_MAIN_N)]
@@ -60,9 +58,8 @@ def measure_max(stage):
     return rows
 
 
-def measure_rows(stage):
+def measure_rows(stage, listed):
     rows = []
-    listed = versions(stage)
     for version, _ in listed:
         probe = run_csv(stage, OFFSET_PROBE + ["--version", version])
         rows.append(tagged(probe, part="offset probe", version=version, shape=""))
@@ -127,7 +124,7 @@ def wrong_versions(rows, executable):
             and r["executable"] == executable and not r["match"]}
 
 
-def row_table(rows, executable, listed, copies):
+def row_table(rows, executable, listed):
     wrong = wrong_versions(rows, executable)
     lines = ["| shape | version | " + " | ".join(f"block {b}" for b in ROW_BLOCKS) + " |",
              "|---|---|" + "---|" * len(ROW_BLOCKS)]
@@ -153,7 +150,7 @@ def row_table(rows, executable, listed, copies):
 def row_summary(rows, stages, copies):
     header = "| shape | copy floor (us) |"
     rule = "|---|---|"
-    for executable, listed in stages:
+    for executable, _ in stages:
         header += (f" {executable} default, block {DEFAULT_BLOCK} (us) | x floor "
                    f"| {executable} best (us) | x floor |")
         rule += "---|---|---|---|"
@@ -162,7 +159,7 @@ def row_summary(rows, stages, copies):
         shape = f"{r_count} x {c_count}"
         floor = copies[shape]["gpu_ms"]
         line = f"| {shape} | {us(floor)} |"
-        for executable, listed in stages:
+        for executable, _ in stages:
             wrong = wrong_versions(rows, executable)
             default = next(r for r in rows if r["part"] == "rows default"
                            and r["executable"] == executable and r["shape"] == shape)
@@ -176,12 +173,12 @@ def row_summary(rows, stages, copies):
     return "\n".join(lines)
 
 
-def page(meta, rows, max_stage, max_listed, row_stages, model):
+def page(meta, rows, max_stage, max_listed, row_stages, names, model):
     copies = {r["shape"]: r for r in rows if r["part"] == "copy"}
     main_floor = model["at"](MAX_MAIN_N)
     row_sections = "\n\n".join(
-        f"### {executable}: {technique_of(rows, executable)}, GPU time (us)\n\n"
-        f"{row_table(rows, executable, listed, copies)}"
+        f"### {executable}: {names[executable]}, GPU time (us)\n\n"
+        f"{row_table(rows, executable, listed)}"
         for executable, listed in row_stages)
     return f"""# Max, softmax and layer norm against their floors
 
@@ -227,17 +224,16 @@ copy. "Default" is the stage run without `--version` (the version that picks by 
 """
 
 
-def technique_of(rows, executable):
-    return {"stage16": "softmax", "stage17": "layer norm"}.get(executable, executable)
-
-
 def run_operations(stages, meta, out):
     """stages: {'15': 'Max', '16': 'Softmax', '17': 'LayerNorm'} (the answers to measure)."""
     max_stage = next(f"stage{n}" for n, op in stages.items() if op == "Max")
-    row_executables = [f"stage{n}" for n, op in stages.items() if op != "Max"]
-    rows = measure_max(max_stage)
-    for executable in row_executables:
-        rows += measure_rows(executable)
+    max_listed = versions(max_stage)
+    row_stages = [(f"stage{n}", versions(f"stage{n}")) for n, op in stages.items() if op != "Max"]
+    # "Softmax" -> "softmax", "LayerNorm" -> "layer norm": the operation in words.
+    names = {f"stage{n}": re.sub(r"(?<!^)(?=[A-Z])", " ", op).lower() for n, op in stages.items()}
+    rows = measure_max(max_stage, max_listed)
+    for executable, listed in row_stages:
+        rows += measure_rows(executable, listed)
     rows += measure_copies()
     model = floor_model(rows)
     max_name = next(r["name"] for r in rows if r["executable"] == max_stage and r["version"] == 0)
@@ -247,8 +243,7 @@ def run_operations(stages, meta, out):
         writer = csv.DictWriter(handle, fieldnames=fields)
         writer.writeheader()
         writer.writerows(rows)
-    text = page(meta, rows, max_name, versions(max_stage),
-                [(e, versions(e)) for e in row_executables], model)
+    text = page(meta, rows, max_name, max_listed, row_stages, names, model)
     (out / "operations.md").write_text(text)
     print(text)
     failed = [r for r in rows if not r["match"] and r["part"] != "offset probe"]
