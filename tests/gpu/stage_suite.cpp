@@ -200,14 +200,15 @@ TEST_P(StageSuite, InputIsUnchanged) {
   EXPECT_EQ(std::memcmp(after.data(), input.data(), input.size() * sizeof(float)), 0);
 }
 
-// Names stay "block256" for a stage with one version, "v2_block256" otherwise.
+// Names stay "block256" for a stage with one version, "block256_version2" otherwise (as in
+// stage 15's suite; scripts/check_rules.py reads the block from the front of the name).
 INSTANTIATE_TEST_SUITE_P(Blocks, StageSuite,
                          ::testing::Combine(::testing::ValuesIn(suite_versions()),
                                             ::testing::ValuesIn(kBlocks)),
                          [](const auto& info) {
                            const int version = std::get<0>(info.param);
                            const std::string block = "block" + std::to_string(std::get<1>(info.param));
-                           return version == 0 ? block : "v" + std::to_string(version) + "_" + block;
+                           return version == 0 ? block : block + "_version" + std::to_string(version);
                          });
 
 }  // namespace
