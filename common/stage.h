@@ -8,6 +8,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
+#include <vector>
 
 #include "common/cuda_check.h"
 #include "common/stage_rules.h"
@@ -63,6 +64,15 @@ struct RowLaunch {
 // Enqueues the stage's kernels, no syncing; every out value must be written.
 using RowLaunchFunction = void (*)(const RowLaunch& run);
 
+// Stage 20: the student writes the host side. Given the input on the host and a block
+// size, the stage allocates device memory, copies the input in, launches its kernel, times
+// the launch with two CUDA events, copies the block sums back and frees what it allocated.
+struct HostRun {
+  std::vector<float> block_sums;  // one per block of the launch; the harness adds them
+  float kernel_ms = -1.0f;        // the launch's time from the stage's own events
+};
+using HostRunFunction = HostRun (*)(const std::vector<float>& input, unsigned block);
+
 // One of several ways a stage computes the same result (stage 15's six versions of max).
 // A stage that reduces one vector fills `launch`, a row stage `row_launch`.
 struct StageVersion {
@@ -87,6 +97,7 @@ struct StagePlan {
   // *run.best_key (reduce::argmax_key), no syncing. Not timed; checked after the timing.
   void (*argmax)(const Launch& run) = nullptr;
   RowLaunchFunction row_launch = nullptr;  // a row stage's default (works_on_rows(op))
+  HostRunFunction host_run = nullptr;      // stage 20: the whole host side, not a launch
 };
 
 // The plan running version `version` (1-based); 0 keeps the plan's own launch.

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "common/cli.h"
+#include "common/host_runner.h"
 #include "common/input.h"
 #include "common/options.h"
 #include "common/reference.h"
@@ -14,6 +15,7 @@
 #include "common/row_runner.h"
 #include "common/runner.h"
 #include "common/stage.h"
+#include "common/timing.h"
 
 namespace {
 
@@ -136,8 +138,68 @@ int run_row_stage(const StagePlan& stage, const Options& opt, const std::string&
   return report.match ? kExitMatch : kExitMismatch;
 }
 
+// What went wrong in stage 20's host code, in one line, or empty.
+std::string host_code_problem(const HostOutcome& out, std::size_t leaked, int calls) {
+  if (out.blocks == 0) return "no block sums came back: fill run.block_sums (TODO 4)";
+  if (out.unwritten) {
+    return "a block sum is still NaN: the block sums were never copied back from the device "
+           "(cudaMemcpy ... cudaMemcpyDeviceToHost, TODO 4)";
+  }
+  if (!(out.kernel_ms > 0.0f) || !std::isfinite(out.kernel_ms)) {
+    return "kernel_ms is " + std::to_string(out.kernel_ms) +
+           ": record the two events around the launch, wait for the second and read the "
+           "time between them (TODO 3)";
+  }
+  if (leaked >= kLeakBytes) {
+    return std::to_string(leaked >> 20) + " MiB less device memory after " +
+           std::to_string(calls) + " calls: cudaFree what you allocated and destroy the "
+           "events (TODO 5)";
+  }
+  return "";
+}
+
+// Stage 20: the stage's own host code, once to warm up and then --repeat times, each after
+// the L2 flush; its events' times, the block sums it returns, and the memory it returns.
+int run_host_stage(const StagePlan& plan, const Options& opt, const std::string& program) {
+  const std::vector<float> input = stage_input(opt);
+  double cpu_ms = 0.0;
+  const Reference ref = timed_reference(plan.op, input, &cpu_ms);
+  L2Flusher l2(opt.cache);
+  const std::size_t free_before = free_device_bytes();
+  const HostOutcome warmup = run_host_code(plan, input, opt.block);
+  HostOutcome last = warmup;
+  std::vector<double> ms;
+  for (int pass = 0; pass < opt.repeat; ++pass) {
+    l2.flush(pass);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    last = run_host_code(plan, input, opt.block);
+    ms.push_back(last.kernel_ms);
+  }
+  const std::size_t free_after = free_device_bytes();
+  const std::size_t leaked = free_before > free_after ? free_before - free_after : 0;
+  const std::string problem = host_code_problem(last, leaked, opt.repeat + 1);
+  if (!problem.empty()) std::fprintf(stderr, "%s: %s\n", program.c_str(), problem.c_str());
+  const Verdict verdict = verify(last.sum, ref);
+  const Verdict first = verify(warmup.sum, ref);
+  const ReportData report{opt.csv ? csv_title(plan, 0) : report_title(plan, 0),
+                          opt.n,
+                          ref.value,
+                          last.sum,
+                          verdict.relative_error,
+                          verdict.match && first.match && problem.empty(),
+                          cpu_ms,
+                          median(ms)};
+  if (opt.csv) {
+    std::printf("%s\n", format_csv(report, opt.block).c_str());
+  } else {
+    std::fputs(format_report(report).c_str(), stdout);
+  }
+  return report.match ? kExitMatch : kExitMismatch;
+}
+
 int run_stage(const StagePlan& stage, const Options& opt, const std::string& program) {
   if (works_on_rows(stage.op)) return run_row_stage(stage, opt, program);
+  if (stage.host_run != nullptr) return run_host_stage(stage, opt, program);
   const StagePlan plan = with_version(stage, opt.version);
   const std::vector<float> input = stage_input(opt);
   double cpu_ms = 0.0;
@@ -195,6 +257,7 @@ int main(int argc, char** argv) {
         return problem.empty() ? check_size(plan.sizes, plan.number, opt.n, opt.block) : problem;
       },
       [&](std::size_t n) {
+        if (plan.host_run != nullptr) return host_code_bytes_needed(n);
         return works_on_rows(plan.op) ? RowRunner::bytes_needed(n)
                                       : StageRunner::bytes_needed(plan, n);
       }};

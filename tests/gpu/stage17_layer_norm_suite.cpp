@@ -102,6 +102,9 @@ TEST_P(LayerNormSuite, LargeOffsetNeedsTwoPassesOrWelford) {
   for (const Shape shape : {Shape{8, 1024}, Shape{2, 4097}, Shape{64, 128}}) {
     const std::vector<float> input = matrix(shape, 77, 10000.0, 1.0);
     if (one_pass()) {
+      // Right on ordinary rows first, so an output that was never written cannot pass as
+      // "wrong on 10^4 + noise".
+      expect_matches(shape, matrix(shape, 77));
       EXPECT_FALSE(run(shape, input).verdict.match)
           << where(shape) << ": E[x^2] - E[x]^2 held on 10^4 + noise";
     } else {
@@ -143,7 +146,12 @@ TEST_P(LayerNormSuite, InputIsUnchanged) {
   RowRunner runner(plan(), shape.rows, shape.cols);
   runner.upload(input);
   runner.upload_params(params.gamma, params.beta);
-  runner.run(block());
+  // The output must be right first: a kernel that never ran leaves the input unchanged too.
+  const std::vector<float> out = runner.run(block());
+  EXPECT_TRUE(RowReference(Operation::kLayerNorm, input, shape.rows, shape.cols, params)
+                  .verify(out.data())
+                  .match)
+      << where(shape) << ": the output is wrong, so the input check proves nothing";
   EXPECT_EQ(runner.download_input(), input) << where(shape);
 }
 

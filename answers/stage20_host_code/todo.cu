@@ -1,0 +1,105 @@
+// Stage 20: the host side.
+// Every stage so far handed its kernel to the harness, which allocated the device memory,
+// copied the input, timed the launch and copied the result back. Here the kernel is given
+// and you write that host side yourself: allocate, copy in, launch, time the launch with
+// CUDA events, copy the block sums back, free. The harness still makes the input, adds the
+// block sums you return, checks them against the CPU and checks that the memory came back.
+//
+// Run it:   scripts/run.sh 20         (answer)     scripts/run.sh --todo 20  (your template)
+//           build/bin/stage20_todo --n 1000 --block 128
+// Test it:  scripts/test.sh --todo 20
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "common/block_reduce.cuh"
+#include "common/cuda_check.h"
+#include "common/stage.h"
+
+constexpr unsigned int kElementsPerThread = 2;
+
+// Given: stage 10's load (two elements per thread) and the course's block reduction.
+// Block b adds in[b * 2 * blockDim.x ...] and leaves the sum in block_sums[b].
+__global__ void reduce_blocks(const float* in, float* block_sums, unsigned int n) {
+  const unsigned int i = blockIdx.x * (kElementsPerThread * blockDim.x) + threadIdx.x;
+  float sum = i < n ? in[i] : 0.0f;
+  if (i + blockDim.x < n) sum += in[i + blockDim.x];
+  sum = reduce::block_reduce_sum(sum);
+  if (threadIdx.x == 0) block_sums[blockIdx.x] = sum;
+}
+
+// The host side: input.size() floats in, one sum per block out, and the launch's time.
+reduce::HostRun reduce_on_gpu(const std::vector<float>& input, unsigned block) {
+  const std::size_t n = input.size();
+  const auto grid =
+      static_cast<unsigned int>((n + kElementsPerThread * block - 1) / (kElementsPerThread * block));
+  reduce::HostRun run;
+  // NaN until copied back, so a missing copy shows instead of passing as zeros.
+  run.block_sums.assign(grid, std::numeric_limits<float>::quiet_NaN());
+  float* d_in = nullptr;
+  float* d_block_sums = nullptr;
+  cudaEvent_t start = nullptr;
+  cudaEvent_t stop = nullptr;
+
+  // ====================== TODO 1 of 5: BEGIN ======================
+  // Allocate n floats for d_in and grid floats for d_block_sums with cudaMalloc, and
+  // create the two events with cudaEventCreate. Wrap every call in CUDA_CHECK, which
+  // names the call, the file and the line if it fails.
+  CUDA_CHECK(cudaMalloc(&d_in, n * sizeof(float)));
+  CUDA_CHECK(cudaMalloc(&d_block_sums, grid * sizeof(float)));
+  CUDA_CHECK(cudaEventCreate(&start));
+  CUDA_CHECK(cudaEventCreate(&stop));
+  // ====================== TODO 1 of 5: END ========================
+
+  // ====================== TODO 2 of 5: BEGIN ======================
+  // Copy the input to d_in: cudaMemcpy(destination, source, bytes, cudaMemcpyHostToDevice).
+  CUDA_CHECK(cudaMemcpy(d_in, input.data(), n * sizeof(float), cudaMemcpyHostToDevice));
+  // ====================== TODO 2 of 5: END ========================
+
+  // ====================== TODO 3 of 5: BEGIN ======================
+  // Time the launch alone: cudaEventRecord(start), the launch
+  // reduce_blocks<<<grid, block>>>(d_in, d_block_sums, n), CUDA_CHECK_LAUNCH("reduce_blocks")
+  // (a launch returns nothing: this asks whether it was accepted), cudaEventRecord(stop),
+  // then cudaEventSynchronize(stop) (the host waits for the GPU to reach it) and
+  // cudaEventElapsedTime(&run.kernel_ms, start, stop).
+  CUDA_CHECK(cudaEventRecord(start));
+  reduce_blocks<<<grid, block>>>(d_in, d_block_sums, static_cast<unsigned int>(n));
+  CUDA_CHECK_LAUNCH("reduce_blocks");
+  CUDA_CHECK(cudaEventRecord(stop));
+  CUDA_CHECK(cudaEventSynchronize(stop));
+  CUDA_CHECK(cudaEventElapsedTime(&run.kernel_ms, start, stop));
+  // ====================== TODO 3 of 5: END ========================
+
+  // ====================== TODO 4 of 5: BEGIN ======================
+  // Copy the grid block sums from d_block_sums into run.block_sums.data()
+  // (cudaMemcpyDeviceToHost). cudaMemcpy waits for the kernel before it copies.
+  CUDA_CHECK(cudaMemcpy(run.block_sums.data(), d_block_sums, grid * sizeof(float),
+                        cudaMemcpyDeviceToHost));
+  // ====================== TODO 4 of 5: END ========================
+
+  // ====================== TODO 5 of 5: BEGIN ======================
+  // Give everything back: cudaFree both buffers, cudaEventDestroy both events.
+  CUDA_CHECK(cudaFree(d_in));
+  CUDA_CHECK(cudaFree(d_block_sums));
+  CUDA_CHECK(cudaEventDestroy(start));
+  CUDA_CHECK(cudaEventDestroy(stop));
+  // ====================== TODO 5 of 5: END ========================
+  return run;
+}
+
+const reduce::StagePlan& reduce::stage_plan() {
+  static const StagePlan plan{20,
+                              "host code: allocate, copy, launch, time, copy back, free",
+                              SizeRule::kAnyLength,
+                              Finish::kOnHost,
+                              nullptr,
+                              false,
+                              nullptr,
+                              Operation::kSum,
+                              nullptr,
+                              0,
+                              nullptr,
+                              nullptr,
+                              reduce_on_gpu};
+  return plan;
+}

@@ -1,0 +1,108 @@
+// The GPU suite of stage 20 (the student writes the host side), in place of
+// stage_suite.cpp: the sum of the block sums the host code returns, one block sum per
+// block, the events' time, and the device memory given back.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "common/host_runner.h"
+#include "common/input.h"
+#include "common/reference.h"
+#include "common/stage.h"
+#include "tests/gpu/suite_fixture.h"
+
+namespace {
+
+using namespace reduce;
+
+constexpr unsigned kBlocks[] = {32, 64, 128, 256, 512, 1024};
+const std::vector<std::size_t> kSizes = {1,    2,    31,   32,    33,      255,     256,
+                                         257,  1000, 4097, 65537, 1u << 20, 16777217};
+
+class HostCodeSuite : public GpuSuite<unsigned> {
+ protected:
+  unsigned block() const { return GetParam(); }
+
+  std::string where(std::size_t n) const {
+    return "n = " + std::to_string(n) + ", block = " + std::to_string(block());
+  }
+
+  HostOutcome expect_matches(const std::vector<float>& input) {
+    const HostOutcome out = run_host_code(stage_plan(), input, block());
+    const ReferenceSum ref = reference_sum(input.data(), input.size());
+    const Verdict verdict = verify(out.sum, ref, input.size());
+    EXPECT_FALSE(out.unwritten) << where(input.size())
+                                << ": a block sum is NaN, so it was never copied back";
+    EXPECT_TRUE(verdict.match) << where(input.size()) << ": GPU " << out.sum << ", CPU "
+                               << ref.sum << ", relative error " << verdict.relative_error
+                               << " > tolerance " << verdict.tolerance;
+    return out;
+  }
+};
+
+TEST_P(HostCodeSuite, DefaultInputMatchesReference) {
+  expect_matches(generate_input(kDefaultN, kDefaultSeed));
+}
+
+TEST_P(HostCodeSuite, EveryValidSizeMatchesReference) {
+  for (std::size_t n : kSizes) {
+    SCOPED_TRACE(where(n));
+    expect_matches(generate_input(n, static_cast<std::uint32_t>(n)));
+  }
+}
+
+TEST_P(HostCodeSuite, ExactIntegerInputGivesExactSum) {
+  // Whole numbers in [-3, 3] without 0 whose every partial sum a float holds exactly: any
+  // dropped or doubled block sum changes the result.
+  for (std::size_t n : {std::size_t{1000}, std::size_t{65537}, std::size_t{1} << 20}) {
+    std::mt19937 generator(static_cast<std::uint32_t>(n));
+    std::vector<float> input(n);
+    std::int64_t exact = 0;
+    for (float& v : input) {
+      const std::int64_t magnitude = 1 + static_cast<std::int64_t>(generator() % 3);
+      const std::int64_t value = (generator() & 1u) ? -magnitude : magnitude;
+      exact += value;
+      v = static_cast<float>(value);
+    }
+    const HostOutcome out = run_host_code(stage_plan(), input, block());
+    EXPECT_EQ(out.sum, static_cast<float>(exact)) << where(n);
+  }
+}
+
+TEST_P(HostCodeSuite, OneBlockSumPerBlock) {
+  for (std::size_t n : kSizes) {
+    const HostOutcome out = expect_matches(generate_input(n, 5u));
+    const std::size_t per_block = 2 * std::size_t{block()};
+    EXPECT_EQ(out.blocks, (n + per_block - 1) / per_block)
+        << where(n) << ": the launch has one block per " << per_block << " elements";
+  }
+}
+
+TEST_P(HostCodeSuite, EventsTimeTheLaunch) {
+  const HostOutcome out = expect_matches(generate_input(kDefaultN, kDefaultSeed));
+  EXPECT_TRUE(std::isfinite(out.kernel_ms) && out.kernel_ms > 0.0f && out.kernel_ms < 1000.0f)
+      << where(kDefaultN) << ": kernel_ms = " << out.kernel_ms
+      << "; record start and stop around the launch and synchronize on stop";
+}
+
+TEST_P(HostCodeSuite, DeviceMemoryIsGivenBack) {
+  // Four calls on 2^22 floats: each leaked input is 16 MiB.
+  const std::vector<float> input = generate_input(std::size_t{1} << 22, 11u);
+  expect_matches(input);  // the first call may set up the context's own allocations
+  const std::size_t before = free_device_bytes();
+  for (int call = 0; call < 4; ++call) expect_matches(input);
+  const std::size_t after = free_device_bytes();
+  const std::size_t lost = before > after ? before - after : 0;
+  EXPECT_LT(lost, kLeakBytes) << where(input.size()) << ": " << (lost >> 20)
+                              << " MiB less free device memory after 4 calls: cudaFree what "
+                                 "you allocate and destroy the events";
+}
+
+INSTANTIATE_TEST_SUITE_P(Blocks, HostCodeSuite, ::testing::ValuesIn(kBlocks),
+                         [](const auto& info) { return "block" + std::to_string(info.param); });
+
+}  // namespace
