@@ -1,6 +1,7 @@
 #include "common/host_runner.h"
 
 #include <cmath>
+#include <cstdio>
 
 #include "common/cuda_check.h"
 #include "common/timing.h"
@@ -22,10 +23,13 @@ HostOutcome run_host_code(const StagePlan& plan, const std::vector<float>& input
   return outcome;
 }
 
-std::size_t free_device_bytes() {
-  std::size_t free = 0, total = 0;
-  CUDA_CHECK(cudaMemGetInfo(&free, &total));
-  return free;
+std::string kept_after_calls(const DeviceHoldings& kept, int calls) {
+  if (kept.buffers == 0 && kept.events == 0) return "";
+  const double mib = static_cast<double>(kept.bytes) / (1 << 20);
+  char line[160];
+  std::snprintf(line, sizeof line, "%zu buffer(s) (%.2f MiB) and %zu event(s) still held after %d calls",
+                kept.buffers, mib, kept.events, calls);
+  return line;
 }
 
 std::size_t host_code_bytes_needed(std::size_t n) {

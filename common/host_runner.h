@@ -4,8 +4,10 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
 #include <vector>
 
+#include "common/allocation_log.h"
 #include "common/stage.h"
 
 namespace reduce {
@@ -20,16 +22,12 @@ struct HostOutcome {
 // One call of the stage's host code.
 HostOutcome run_host_code(const StagePlan& plan, const std::vector<float>& input, unsigned block);
 
-// Free device memory now (cudaMemGetInfo), to see whether a stage returned what it took.
-std::size_t free_device_bytes();
-
 // Bytes of device memory stage 20 needs for n floats at the smallest block: the input and
 // one block sum per 64 floats, plus the harness's L2 flusher.
 std::size_t host_code_bytes_needed(std::size_t n);
 
-// A drop in free device memory across calls of the host code larger than this is a leak:
-// one leaked input of 2^20 floats is 4 MiB, and the driver's own bookkeeping moves free
-// memory by less than a 2 MiB page.
-inline constexpr std::size_t kLeakBytes = std::size_t{4} << 20;
+// What the host code kept across `calls` calls, as the one line the report and the tests
+// print ("" when it kept nothing): buffers and MiB, events.
+std::string kept_after_calls(const DeviceHoldings& kept, int calls);
 
 }  // namespace reduce

@@ -139,7 +139,7 @@ int run_row_stage(const StagePlan& stage, const Options& opt, const std::string&
 }
 
 // What went wrong in stage 20's host code, in one line, or empty.
-std::string host_code_problem(const HostOutcome& out, std::size_t leaked, int calls) {
+std::string host_code_problem(const HostOutcome& out, const DeviceHoldings& kept, int calls) {
   if (out.blocks == 0) return "no block sums came back: fill run.block_sums (TODO 4)";
   if (out.unwritten) {
     return "a block sum is still NaN: the block sums were never copied back from the device "
@@ -150,10 +150,9 @@ std::string host_code_problem(const HostOutcome& out, std::size_t leaked, int ca
            ": record the two events around the launch, wait for the second and read the "
            "time between them (TODO 3)";
   }
-  if (leaked >= kLeakBytes) {
-    return std::to_string(leaked >> 20) + " MiB less device memory after " +
-           std::to_string(calls) + " calls: cudaFree what you allocated and destroy the "
-           "events (TODO 5)";
+  const std::string kept_line = kept_after_calls(kept, calls);
+  if (!kept_line.empty()) {
+    return kept_line + ": cudaFree what you allocated and destroy the events (TODO 5)";
   }
   return "";
 }
@@ -165,7 +164,7 @@ int run_host_stage(const StagePlan& plan, const Options& opt, const std::string&
   double cpu_ms = 0.0;
   const Reference ref = timed_reference(plan.op, input, &cpu_ms);
   L2Flusher l2(opt.cache);
-  const std::size_t free_before = free_device_bytes();
+  const DeviceHoldings before = device_holdings();
   const HostOutcome warmup = run_host_code(plan, input, opt.block);
   HostOutcome last = warmup;
   std::vector<double> ms;
@@ -175,9 +174,8 @@ int run_host_stage(const StagePlan& plan, const Options& opt, const std::string&
     last = run_host_code(plan, input, opt.block);
     ms.push_back(last.kernel_ms);
   }
-  const std::size_t free_after = free_device_bytes();
-  const std::size_t leaked = free_before > free_after ? free_before - free_after : 0;
-  const std::string problem = host_code_problem(last, leaked, opt.repeat + 1);
+  const DeviceHoldings kept = holdings_gained(before, device_holdings());
+  const std::string problem = host_code_problem(last, kept, opt.repeat + 1);
   if (!problem.empty()) std::fprintf(stderr, "%s: %s\n", program.c_str(), problem.c_str());
   const Verdict verdict = verify(last.sum, ref);
   const Verdict first = verify(warmup.sum, ref);

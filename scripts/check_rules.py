@@ -57,6 +57,8 @@ GENERIC = {
     "tests.repeat": ("같은 입력으로 두 번 더한 합이 비트 단위로 다릅니다. 덧셈 순서가 실행마다 달라지는 "
                      "코드(float atomicAdd, 경쟁 상태)가 있습니다.", DEFAULT_SECTION),
     "tests.input": ("입력 배열이 바뀌었습니다. 입력은 읽기만 해야 합니다.", DEFAULT_SECTION),
+    "tests.leak": ("호스트 코드가 끝난 뒤에도 장치 메모리나 이벤트가 남아 있습니다. 할당한 것마다 cudaFree, "
+                   "만든 이벤트마다 cudaEventDestroy를 부르세요.", DEFAULT_SECTION),
     "tests.exact": ("정수 입력의 합이 정확히 맞지 않습니다. 어떤 원소를 빠뜨렸거나 두 번 더했습니다. "
                     "인덱스와 경계 조건을 확인하세요.", DEFAULT_SECTION),
     "tests.argmax": ("최댓값은 맞는데 argmax(첫 번째 최댓값의 위치)가 틀립니다. 모든 워프의 후보가 빠짐없이, "
@@ -220,6 +222,7 @@ def classify_suite(text, failed, source=None):
                       ("NanAnywhereGivesNan", "tests.nan_rule"),
                       ("NanSpoilsOnlyItsRow", "tests.nan_rule"),
                       ("InputIsUnchanged", "tests.input"),
+                      ("DeviceMemoryIsGivenBack", "tests.leak"),
                       ("ExactIntegerInputGivesExactSum", "tests.exact")):
         if names == {name}:
             return key
