@@ -54,7 +54,7 @@ GENERIC = {
                   "둡니다). 결과를 쓰는 TODO 블록을 보세요.", DEFAULT_SECTION),
     "tests.block32": ("block 32에서만 틀립니다. 32 스레드 블록에는 없는 공유 메모리 칸이나 단계를 쓰고 있지 "
                       "않은지 보세요.", DEFAULT_SECTION),
-    "tests.repeat": ("같은 입력으로 두 번 더한 합이 비트 단위로 다릅니다. 덧셈 순서가 실행마다 달라지는 "
+    "tests.repeat": ("같은 입력으로 여러 번 더한 합이 비트 단위로 다릅니다. 덧셈 순서가 실행마다 달라지는 "
                      "코드(float atomicAdd, 경쟁 상태)가 있습니다.", DEFAULT_SECTION),
     "tests.input": ("입력 배열이 바뀌었습니다. 입력은 읽기만 해야 합니다.", DEFAULT_SECTION),
     "tests.leak": ("호스트 코드가 끝난 뒤에도 장치 메모리나 이벤트가 남아 있습니다. 할당한 것마다 cudaFree, "
