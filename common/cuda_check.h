@@ -13,6 +13,10 @@ class CudaError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// __FILE__ holds the build machine's absolute path; the part from the project's own
+// top-level folder on ("common/runner.cu") is what a reader can look up.
+const char* project_path(const char* file);
+
 // Throws CudaError("<call> failed at <file>:<line>: <message> (<error name>)").
 void check_cuda(cudaError_t status, const char* call, const char* file, int line);
 

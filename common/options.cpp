@@ -54,7 +54,7 @@ std::string range_error(std::string_view name, unsigned long long lo, unsigned l
 
 bool takes_value(std::string_view name) {
   for (std::string_view known : {"--n", "--block", "--seed", "--repeat", "--device", "--version", "--rows",
-                                "--cols", "--offset", "--scale"}) {
+                                "--cols", "--offset", "--scale", "--gpus"}) {
     if (name == known) return true;
   }
   return false;
@@ -101,6 +101,11 @@ std::string apply(std::string_view name, std::string_view value, Options* opt) {
       return range_error(name, 0, kMaxDeviceIndex, value) + "; reduce_probe lists the devices";
     }
     opt->device = static_cast<int>(v);
+  } else if (name == "--gpus") {
+    if (!parse_whole(value, kMaxDeviceIndex + 1, &v) || v == 0) {
+      return range_error(name, 1, kMaxDeviceIndex + 1, value) + "; reduce_probe counts the devices";
+    }
+    opt->gpus = static_cast<int>(v);
   } else if (name == "--version") {
     if (!parse_whole(value, kMaxVersion, &v) || v == 0) return range_error(name, 1, kMaxVersion, value);
     opt->version = static_cast<int>(v);

@@ -30,6 +30,8 @@ struct Options {
   // (--offset -1000 --scale 2000: logits from -1000 to 1000).
   double offset = 0.0;
   double scale = 1.0;
+  // Stage 18: how many GPUs share the input (--gpus K, devices 0 to K-1); 0 = every one.
+  int gpus = 0;
 };
 
 inline constexpr double kMaxMagnitude = 1.0e6;  // |--offset| and --scale

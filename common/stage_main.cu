@@ -251,6 +251,10 @@ int main(int argc, char** argv) {
       usage(argv[0], plan.number, plan.sizes, plan.op) + versions_help(plan),
       [&](const Options& opt) {
         std::string problem = check_shape(plan.op, plan.number, opt.n_given, opt.rows_given);
+        if (problem.empty() && opt.gpus != 0) {
+          problem = "--gpus is stage 18's option (one sum over many GPUs); stage " +
+                    std::to_string(plan.number) + " runs on one GPU, picked with --device D";
+        }
         if (problem.empty()) problem = check_version(plan, opt.version);
         return problem.empty() ? check_size(plan.sizes, plan.number, opt.n, opt.block) : problem;
       },
