@@ -138,7 +138,7 @@ def run_suite(suite, source, out_dir, timeout):
     return check_rules.judge_suite(code, text, tests, log, source)
 
 
-def run_sanitizer(tool, exe, source, configs, out_dir):
+def run_sanitizer(tool, exe, source, configs, out_dir, tool_options=()):
     log = out_dir / f"{tool}.log"
     with open(log, "w", encoding="utf-8"):
         pass
@@ -146,7 +146,7 @@ def run_sanitizer(tool, exe, source, configs, out_dir):
         part = out_dir / (tool + "." + re.sub(r"[^0-9a-z]+", "_", label) + ".log")
         code, text = run_logged(
             [sanitizer_path(), "--tool", tool, "--print-limit", "20", "--error-exitcode", "99",
-             exe, *options, "--repeat", "1"], part, SANITIZER_TIMEOUT_S)
+             *tool_options, exe, *options, "--repeat", "1"], part, SANITIZER_TIMEOUT_S)
         with open(log, "a", encoding="utf-8") as whole:
             whole.write(text + "\n")
         part.unlink()
@@ -187,8 +187,16 @@ def check_built(stage, source, exe, suite, out_dir, jobs, expect=None, hints=Non
     help_text = stage_help(exe)
     configs = sanitizer_configs(source_text, len(listed_versions(help_text)),
                                 takes_rows(help_text))
+    tool_options = []
+    if "--gpus K" in help_text:
+        # Stage 18 under the tools on one GPU: the suite already ran it on two where there
+        # are two. NCCL's set-up asks for kernels built for other GPUs and handles the
+        # cudaErrorNoKernelImageForDevice it gets, which memcheck would count as errors; a
+        # failing call of the stage's own is a CUDA_CHECK error the tests report.
+        configs = [(label + ", 1 GPU", options + ["--gpus", "1"]) for label, options in configs]
+        tool_options = ["--report-api-errors", "no"]
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        futures = [pool.submit(run_sanitizer, tool, exe, source, configs, out_dir)
+        futures = [pool.submit(run_sanitizer, tool, exe, source, configs, out_dir, tool_options)
                    for tool in SANITIZERS]
         for future in futures:
             result = future.result()
@@ -228,6 +236,19 @@ def cmake_build(build_dir, targets, log):
     return code == 0, text
 
 
+def require_nccl(number, source_text, build_dir, log):
+    """A stage that includes common/multi_gpu.h needs NCCL: once CMake has configured
+    without it (cmake/nccl.cmake), one line saying what to install, exit 4."""
+    if '#include "common/multi_gpu.h"' not in source_text:
+        return
+    cmake_build(build_dir, ["reduce_probe"], log)  # configures if it has not yet
+    cache = pathlib.Path(build_dir) / "CMakeCache.txt"
+    if "REDUCE_NCCL_FOUND:INTERNAL=OFF" in cache.read_text(errors="replace"):
+        raise Stop(f"check.sh: error: stage {number} needs NCCL (nccl.h and libnccl), which "
+                   "CMake did not find: install NCCL (e.g. apt install libnccl-dev) or set "
+                   "NCCL_ROOT, then run scripts/check.sh again", 4)
+
+
 def build_result(ok, text, source, log):
     if ok:
         return Verdict("build", True, "컴파일 성공")
@@ -265,6 +286,7 @@ def student_check(number, args, quiet=False):
         print(f"stage {number:02d} 검사: {relative(source)}{note}", flush=True)
     exe = args.build_dir / "bin" / f"stage{number:02d}_todo"
     suite = args.build_dir / "bin" / f"todo_stage{number:02d}_tests"
+    require_nccl(number, text, args.build_dir, out_dir / "build.log")
     ok, log_text = cmake_build(args.build_dir, [exe.name, suite.name], out_dir / "build.log")
     results = [build_result(ok, log_text, source, out_dir / "build.log")]
     show = silent if quiet else say

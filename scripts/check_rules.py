@@ -73,6 +73,15 @@ GENERIC = {
     "tests.cancellation": ("10^4 + 잡음처럼 평균이 표준편차보다 훨씬 큰 행에서만 틀립니다. E[x^2] - E[x]^2는 거의 같은 "
                            "두 큰 수의 차라서 float에 남는 자리가 없습니다. 평균을 먼저 구하고 평균과의 거리를 "
                            "제곱하세요.", DEFAULT_SECTION),
+    "tests.shards": ("샤드가 입력을 빈틈없이, 겹치지 않게 나누지 못했습니다. 샤드 g는 앞 샤드가 끝난 곳에서 "
+                     "시작하고, 마지막 샤드는 n에서 끝나야 합니다.", DEFAULT_SECTION),
+    "tests.device": ("어떤 GPU의 샤드 합이 그 GPU에서 돌지 않았습니다. 커널은 현재 장치에서 돌므로, GPU마다 "
+                     "cudaSetDevice(part.device)를 부른 뒤 그 GPU의 일을 맡기세요.", DEFAULT_SECTION),
+    "tests.nccl_usage": ("ncclAllReduce 호출의 모양이 틀립니다. GPU 하나에서는 우연히 맞는 합이 나와도, 로그의 "
+                         "줄이 말하는 인자(그룹, 버퍼, 개수, 자료형, 연산, 통신자, 스트림)를 고치세요.",
+                         DEFAULT_SECTION),
+    "tests.nccl_error": ("NCCL 호출이 실패했습니다. 로그의 오류 줄이 호출, 파일, 줄과 NCCL의 설명을 알려 "
+                         "줍니다(더 자세히는 NCCL_DEBUG=WARN).", DEFAULT_SECTION),
     "tests.wrong": ("합이 틀립니다. 인덱스 계산, 루프 조건, 경계 검사를 확인하세요.", DEFAULT_SECTION),
     "memcheck": ("배열 범위 밖을 읽거나 썼습니다. 로그가 가리키는 줄의 인덱스와 경계 검사를 보세요.",
                  DEFAULT_SECTION),
@@ -200,6 +209,14 @@ def classify_suite(text, failed, source=None):
         return "tests.ticket"
     if "cudaErrorMisalignedAddress" in everything:
         return "tests.misaligned"
+    if "sum_on_every_gpu (TODO 3)" in everything:
+        return "tests.device"
+    if "sum_on_every_gpu (TODO 4)" in everything:
+        return "tests.nccl_usage"
+    if "shard_of(" in everything or "the shards for n =" in everything:
+        return "tests.shards"
+    if re.search(r"\(nccl[A-Z]\w+\)", everything):
+        return "tests.nccl_error"
     if re.search(r"\(cudaError\w+\)", everything):
         return "tests.cuda_error"
     names = {name for name, _, _ in failed}
@@ -246,8 +263,12 @@ def judge_suite(code, text, report, log, source=None):
         line = re.search(r"reduce-check: (\S+) at \S*?([^/\s]+:\d+)", text)
         return Verdict("tests", False, f"{total}개 모두 통과했지만 {line.group(1)} 오용 "
                        f"({line.group(2)})", key, log)
-    blocks = sorted({b for _, b, _ in failed}, key=lambda b: int(b[5:]) if b[5:].isdigit() else 0)
+    labels = {b for _, b, _ in failed}
+    blocks = sorted((b for b in labels if b.startswith("block")),
+                    key=lambda b: int(b[5:]) if b[5:].isdigit() else 0)
     where = f" (block {', '.join(b[5:] for b in blocks)})" if 0 < len(blocks) < 6 else ""
+    gpus = sorted(b[4:] for b in labels if re.fullmatch(r"gpus\d+", b))
+    where += f" (GPU {', '.join(gpus)}개로 돌린 경우)" if gpus else ""
     return Verdict("tests", False, f"{total}개 중 {len(failed)}개 실패{where}", key, log)
 
 

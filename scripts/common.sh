@@ -85,3 +85,15 @@ stage_dir_name() {
   done
   return 1
 }
+
+# A stage that includes common/multi_gpu.h needs NCCL; once configured without it, says
+# so in one line and exits 4 (cmake/nccl.cmake records whether it found NCCL).
+require_nccl_for() {
+  local dir
+  dir=stages/$(stage_dir_name "$1") || return 0
+  grep -q '#include "common/multi_gpu.h"' "$dir/todo.cu" || return 0
+  if grep -q '^REDUCE_NCCL_FOUND:INTERNAL=OFF' "$build_dir/CMakeCache.txt" 2>/dev/null; then
+    echo "stage $((10#$1)) needs NCCL (nccl.h and libnccl), which CMake did not find: install NCCL (e.g. apt install libnccl-dev) or set NCCL_ROOT, then configure again" >&2
+    exit 4
+  fi
+}

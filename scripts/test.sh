@@ -18,6 +18,7 @@ source "$(dirname "$0")/common.sh"
 
 preset=default
 filter=()
+stage=""
 verbose=0
 while [[ $# -gt 0 ]]; do
   case $1 in
@@ -27,7 +28,8 @@ while [[ $# -gt 0 ]]; do
     [0-9] | [0-9][0-9])
       [[ $preset == todo ]] || { echo "test.sh: error: a stage number goes after --todo, e.g. scripts/test.sh --todo 7" >&2; exit 2; }
       stage_dir_name "$(printf '%02d' $((10#$1)))" >/dev/null || { echo "test.sh: error: there is no stage $((10#$1)); the stages are: $(all_stages | tr '\n' ' ')" >&2; exit 2; }
-      filter=(-R "^stage$(printf '%02d' $((10#$1)))_todo\\.") ;;
+      stage=$(printf '%02d' $((10#$1)))
+      filter=(-R "^stage${stage}_todo\\.") ;;
     *) echo "test.sh: error: unknown argument '$1'; use --todo [stage number], --verbose or nothing" >&2; exit 2 ;;
   esac
   shift
@@ -37,6 +39,7 @@ if [[ $preset == default ]] && student_edition; then
   echo "Student edition (no answers/): host and harness tests only; test your templates with scripts/test.sh --todo or scripts/check.sh."
 fi
 configure_and_build
+[[ -z $stage ]] || require_nccl_for "$stage"
 if ! probe_device; then
   echo "The GPU tests will be reported as skipped: they need a CUDA device."
 fi

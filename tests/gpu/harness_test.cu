@@ -126,6 +126,13 @@ bool takes_rows(const std::string& number) {
   return help.find("--rows R") != std::string::npos;
 }
 
+// Stage 18 spreads one sum over GPUs 0 to K-1 (--gpus K) and has no --device.
+bool multi_gpu(const std::string& number) {
+  std::string help;
+  shell(stage_binary(number) + " --help", &help);
+  return help.find("--gpus K") != std::string::npos;
+}
+
 std::string elements(const std::string& number, std::size_t count) {
   return takes_rows(number) ? " --rows " + std::to_string(count / 1024) + " --cols 1024"
                             : " --n " + std::to_string(count);
@@ -152,6 +159,18 @@ TEST_F(Harness, AnswersPrintTheCourseReportAndExitZero) {
       EXPECT_TRUE(std::regex_match(out, rows)) << out;
       continue;
     }
+    if (multi_gpu(number)) {
+      // Every visible GPU by default: the shards first, every GPU's total last.
+      const std::regex gpus(
+          "GPUs: ([0-9]+) x [^\n]+, shards? of (up to )?[0-9, and]+ elements\n"
+          "Stage " + stage + " on \\1 GPUs? reduction matches reference ✅\n\n"
+          "Input size: 65536 elements\nCPU sum : [0-9.]+\nGPU sum : [0-9.]+\n"
+          "Relative error: [0-9.e+-]+\n\n"
+          "Timing:\n  CPU time : [0-9.]+ ms\n  GPU time : [0-9.]+ ms\n  Bandwidth: [0-9.]+ GB/s\n"
+          "  Every GPU's total: the same sum ✅\n");
+      EXPECT_TRUE(std::regex_match(out, gpus)) << out;
+      continue;
+    }
     // A max stage reports "max" and exactness and adds its argmax; a stage with versions
     // (15, 19) names its default version; a plain sum stage has none of those.
     const std::regex report(
@@ -170,6 +189,11 @@ TEST_F(Harness, AnswersPrintTheCourseReportAndExitZero) {
 TEST_F(Harness, MissingDeviceExitsTwo) {
   for (const std::string& number : stage_numbers()) {
     std::string out;
+    if (multi_gpu(number)) {  // stage 18 picks GPUs by count, so more than there are
+      EXPECT_EQ(shell(stage_binary(number) + " --gpus 64", &out), 2) << out;
+      EXPECT_NE(out.find("--gpus 64, but this machine shows"), std::string::npos) << out;
+      continue;
+    }
     const int code = shell(stage_binary(number) + " --device 63", &out);
     EXPECT_EQ(code, 2) << out;
     EXPECT_NE(out.find("--device 63 does not exist"), std::string::npos) << out;

@@ -107,6 +107,21 @@ class SuiteVerdicts(unittest.TestCase):
         self.assertEqual(self.key([("A", 64, wrong)], text="reduce-check: __shfl_down_sync at /x/todo.cu:5 ran in lane 16"),
                          "tests.mask")
 
+    def test_multi_gpu_failures_have_their_keys(self):
+        gpus = lambda name, msg: {"tests": 1, "testsuites": [{"testsuite": [
+            {"name": f"{name}/gpus1", "failures": [{"failure": msg}]}]}]}
+        cases = {
+            "sum_on_every_gpu (TODO 3): GPU 0's shard was never summed": "tests.device",
+            "sum_on_every_gpu (TODO 4): the ncclAllReduce of GPU 0 uses ncclMax": "tests.nccl_usage",
+            "shard_of(..., g = 1) = {begin 4, count 4} for n = 7 over 2 GPUs": "tests.shards",
+            "ncclCommInitAll(comms) failed at x.cu:3: invalid usage (ncclInvalidUsage)":
+                "tests.nccl_error",
+        }
+        for message, key in cases.items():
+            verdict = check_rules.judge_suite(1, "", gpus("A", message), None)
+            self.assertEqual(verdict.key, key, message)
+            self.assertIn("GPU 1개로 돌린 경우", verdict.detail)
+
     def test_versioned_suites_read_the_block_from_their_labels(self):
         wrong = "GPU 12.5, CPU 13"
         versioned = {"tests": 2, "testsuites": [{"testsuite": [
