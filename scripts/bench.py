@@ -23,6 +23,7 @@ tables between the bench markers of the top-level README.md and of each stage's 
     scripts/bench.py --steps         (stage 14's techniques one at a time: stage14_steps.md)
     scripts/bench.py --lessons       (block sizes and the lessons' variants: lessons.md)
     scripts/bench.py --operations    (stages 15 to 17 against their floors: operations.md)
+    scripts/bench.py --multi-gpu     (stage 18 on 1 and 2 GPUs, the all-reduce: multi_gpu.md)
 """
 import argparse
 import csv
@@ -38,6 +39,7 @@ from gpu_script import (BIN, ROOT, answer_operations, floor_model, require_answe
                         require_device, run_csv)
 from lessons_bench import run_lessons
 from operations_bench import run_operations
+from multi_gpu_bench import run_multi_gpu
 
 BLOCK = 256
 MAIN_N = 1 << 24
@@ -441,6 +443,9 @@ def main():
     parser.add_argument("--operations", action="store_true",
                         help="only stages 15 to 17 (max, softmax, layer norm) against CUB's max "
                         "and their floors: docs/results/operations.md")
+    parser.add_argument("--multi-gpu", action="store_true",
+                        help="only stage 18 on 1 and 2 GPUs and the NCCL all-reduce: docs/"
+                        "results/multi_gpu.md")
     args = parser.parse_args()
     if args.docs_only or args.check_docs:
         return rewrite_docs(ROOT / "docs" / "results" / "results.json", check=args.check_docs)
@@ -452,6 +457,14 @@ def main():
         stages = [f"stage{number}" for number in stage_dirs()]
         return run_lessons(stages, metadata(False, None),
                            pathlib.Path(args.out) if args.out else ROOT / "docs" / "results")
+
+    if args.multi_gpu:
+        if not (BIN / "bench_allreduce").exists():
+            sys.exit("bench.py: error: stage 18 and bench_allreduce are not built: CMake found no "
+                     "NCCL (install it, e.g. apt install libnccl-dev, or set NCCL_ROOT, and "
+                     "configure again)")
+        return run_multi_gpu(metadata(False, None),
+                             pathlib.Path(args.out) if args.out else ROOT / "docs" / "results")
 
     if args.operations:
         others = {number: op for number, op in answer_operations().items() if op != "Sum"}

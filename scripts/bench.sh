@@ -13,6 +13,8 @@
 #   scripts/bench.sh --operations max, softmax and layer norm (stages 15 to 17), every
 #                                 version and block, against CUB's max and their floors
 #                                 (operations.md)
+#   scripts/bench.sh --multi-gpu  stage 18 on 1 and 2 GPUs at n = 2^28 to 2^31 - 1, and the
+#                                 NCCL all-reduce of 1 MiB to 1 GiB (multi_gpu.md; needs NCCL)
 #
 # Exit code: 0 every run verified, 1 some did not, 3 no CUDA device, 4 build error.
 set -euo pipefail
