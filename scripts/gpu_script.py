@@ -1,6 +1,7 @@
 """What the GPU-only Python scripts (bench.py, counters.py) share: where the build is,
 stopping with one line when there is no CUDA device to measure on, one --csv run of an
 executable, and the floor model."""
+import csv
 import os
 import pathlib
 import re
@@ -77,3 +78,12 @@ def floor_model(rows):
     ceiling = max(rates)
     return {"launch_ms": launch_ms, "ceiling_gbps": ceiling,
             "at": lambda n: launch_ms + 4 * n / (ceiling * 1e6)}
+
+
+def write_csv(path, rows, fields=None):
+    """rows (dicts) to a CSV file; the columns are `fields`, else every key, sorted."""
+    fields = fields or sorted({key for r in rows for key in r})
+    with open(path, "w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=fields)
+        writer.writeheader()
+        writer.writerows(rows)

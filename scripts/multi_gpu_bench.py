@@ -13,10 +13,9 @@ All-reduce: build/bin/bench_allreduce over every visible GPU, 1 MiB to 1 GiB per
 algorithm and bus bandwidth as nccl-tests reports them, and on two GPUs the hand-written
 peer copy and add beside NCCL. Writes docs/results/multi_gpu.md and multi_gpu.csv.
 """
-import csv
 import subprocess
 
-from gpu_script import BIN, floor_model, run_csv
+from gpu_script import BIN, floor_model, run_csv, write_csv
 
 SIZES = [1 << 28, 1 << 29, 1 << 30, (1 << 31) - 1]
 BLOCK = 256
@@ -179,15 +178,8 @@ def run_multi_gpu(meta, out):
     all_reduce = measure_all_reduce(min(gpus, 2) if gpus >= 2 else 1)
     model = floor_model([r for r in scaling if r["part"] in ("launch", "read")])
     out.mkdir(parents=True, exist_ok=True)
-    fields = sorted({key for r in scaling for key in r})
-    with open(out / "multi_gpu.csv", "w", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=fields)
-        writer.writeheader()
-        writer.writerows(scaling)
-    with open(out / "multi_gpu_allreduce.csv", "w", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=list(all_reduce[0]))
-        writer.writeheader()
-        writer.writerows(all_reduce)
+    write_csv(out / "multi_gpu.csv", scaling)
+    write_csv(out / "multi_gpu_allreduce.csv", all_reduce, list(all_reduce[0]))
     text = page(meta, scaling, all_reduce, model, gpus)
     (out / "multi_gpu.md").write_text(text)
     print(text)

@@ -11,10 +11,9 @@ timing. Each row version also runs once on rows of 10^4 plus noise (--offset 100
 version that fails there is marked and left out of "best". Writes docs/results/
 operations.md and operations.csv.
 """
-import csv
 import re
 
-from gpu_script import BIN, floor_model, run_csv
+from gpu_script import BIN, floor_model, run_csv, write_csv
 from stage_help import listed_versions, stage_help
 
 MAX_SIZES = [1 << k for k in (16, 20, 24, 28, 30)]
@@ -238,11 +237,7 @@ def run_operations(stages, meta, out):
     model = floor_model(rows)
     max_name = next(r["name"] for r in rows if r["executable"] == max_stage and r["version"] == 0)
     out.mkdir(parents=True, exist_ok=True)
-    fields = sorted({key for r in rows for key in r})
-    with open(out / "operations.csv", "w", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=fields)
-        writer.writeheader()
-        writer.writerows(rows)
+    write_csv(out / "operations.csv", rows)
     text = page(meta, rows, max_name, max_listed, row_stages, names, model)
     (out / "operations.md").write_text(text)
     print(text)

@@ -4,13 +4,13 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
-#include <random>
 #include <string>
 #include <vector>
 
 #include "common/input.h"
 #include "common/multi_gpu_runner.h"
 #include "common/reference.h"
+#include "tests/gpu/exact_input.h"
 #include "tests/gpu/suite_fixture.h"
 
 namespace {
@@ -87,19 +87,11 @@ TEST_P(MultiGpuSuite, EveryBlockAndOddLengthMatches) {
 }
 
 TEST_P(MultiGpuSuite, ExactIntegerInputGivesExactSum) {
-  // Whole numbers in [-3, 3] without 0: every partial sum is a float exactly, so any
-  // element dropped or counted twice, on any GPU, changes the total.
+  // Any element dropped or counted twice, on any GPU, changes the total.
   MultiGpuRunner runner(multi_gpu_plan(), gpus());
   for (std::size_t n : {std::size_t{3}, std::size_t{65537}, std::size_t{1} << 22}) {
-    std::mt19937 generator(static_cast<std::uint32_t>(n));
-    std::vector<float> input(n);
     std::int64_t exact = 0;
-    for (float& v : input) {
-      const std::int64_t magnitude = 1 + static_cast<std::int64_t>(generator() % 3);
-      const std::int64_t value = (generator() & 1u) ? -magnitude : magnitude;
-      exact += value;
-      v = static_cast<float>(value);
-    }
+    const std::vector<float> input = exact_input(n, static_cast<std::uint32_t>(n), &exact);
     runner.upload(input);
     const std::vector<float> totals = runner.run(256);
     for (int g = 0; g < gpus(); ++g) {
