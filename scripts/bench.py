@@ -287,7 +287,9 @@ x floor is time / floor(n); x CUB is time / CUB's time at the same n, both from 
 Raw numbers: [results.csv](results.csv), [results.json](results.json).
 
 Max, softmax and layer norm (stages 15 to 17) have their own yardsticks and are measured by
-`scripts/bench.sh --operations`: [operations.md](operations.md). Hardware counters:
+`scripts/bench.sh --operations`: [operations.md](operations.md). Stage 18 on one GPU against
+two, and the NCCL all-reduce: `scripts/bench.sh --multi-gpu`, [multi_gpu.md](multi_gpu.md).
+Hardware counters:
 [counters.md](counters.md).
 """
 
