@@ -19,15 +19,18 @@ namespace {
 
 using namespace reduce;
 
+void replace_once(std::string& text, const std::string& from, const std::string& to) {
+  const std::size_t at = text.find(from);
+  if (at != std::string::npos) text.replace(at, from.size(), to);
+}
+
+// The usage every stage prints, with --gpus K in place of --device D.
 std::string help_text(const std::string& program, const MultiGpuPlan& plan) {
   std::string text = usage(program, plan.number, SizeRule::kAnyLength);
-  const std::string device_line = "  --device D   CUDA device index (default 0)\n";
-  const std::size_t at = text.find(device_line);
-  if (at != std::string::npos) {
-    text.replace(at, device_line.size(),
-                 "  --gpus K     spread the input over GPUs 0 to K-1 (default: every visible GPU;\n"
-                 "               CUDA_VISIBLE_DEVICES picks which ones are visible)\n");
-  }
+  replace_once(text, "  --device D   CUDA device index (default 0)\n",
+               "  --gpus K     spread the input over GPUs 0 to K-1 (default: every visible GPU;\n"
+               "               CUDA_VISIBLE_DEVICES picks which ones are visible)\n");
+  replace_once(text, "4 CUDA error.", "4 CUDA or NCCL error.");
   return text;
 }
 
