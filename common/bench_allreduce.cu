@@ -14,6 +14,7 @@
 #include "common/device.h"
 #include "common/device_buffer.h"
 #include "common/multi_gpu.h"
+#include "common/multi_gpu_runner.h"
 #include "common/report.h"
 #include "common/span_timer.h"
 #include "common/timing.h"
@@ -204,11 +205,10 @@ void print_row(const Row& r, int k, bool csv) {
 }
 
 int run(const Options& opt, const std::string& program) {
-  const int visible = probe_devices().count;
-  const int k = opt.gpus > 0 ? opt.gpus : visible;
-  if (k > visible) {
-    std::fprintf(stderr, "%s: error: --gpus %d, but this machine shows %d CUDA device%s; use "
-                 "--gpus %d or fewer\n", program.c_str(), k, visible, visible == 1 ? "" : "s", visible);
+  std::string problem;
+  const int k = gpus_for(opt.gpus, probe_devices().count, &problem);
+  if (!problem.empty()) {
+    std::fprintf(stderr, "%s: error: %s\n", program.c_str(), problem.c_str());
     return kExitBadOption;
   }
   auto gpus = open_gpus(k);

@@ -133,16 +133,15 @@ int main(int argc, char** argv) {
                            return check_options(plan, opt);
                          },
                          [&](std::size_t n) {
-                           const int visible = probe_devices().count;
-                           return multi_gpu_bytes_needed(n, wanted > 0 ? wanted : visible);
+                           std::string too_many;  // the body says it in one line
+                           return multi_gpu_bytes_needed(
+                               n, gpus_for(wanted, probe_devices().count, &too_many));
                          }};
   return run_program(argc, argv, spec, [&](const Program& program) {
-    const int visible = probe_devices().count;
-    const int gpus = program.options.gpus > 0 ? program.options.gpus : visible;
-    if (gpus > visible) {
-      std::fprintf(stderr, "%s: error: --gpus %d, but this machine shows %d CUDA device%s; use "
-                   "--gpus %d or fewer (or leave --gpus out for all of them)\n",
-                   program.name.c_str(), gpus, visible, visible == 1 ? "" : "s", visible);
+    std::string problem;
+    const int gpus = gpus_for(program.options.gpus, probe_devices().count, &problem);
+    if (!problem.empty()) {
+      std::fprintf(stderr, "%s: error: %s\n", program.name.c_str(), problem.c_str());
       return static_cast<int>(kExitBadOption);
     }
     return run_stage(plan, program.options, program.name, gpus);

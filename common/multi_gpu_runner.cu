@@ -43,6 +43,18 @@ std::string shard_problem(const std::vector<Shard>& shards, std::size_t n) {
          "(TODO 1)";
 }
 
+int gpus_for(int option, int visible, std::string* problem) {
+  const int gpus = option > 0 ? option : visible;
+  *problem = "";
+  if (gpus > visible) {
+    *problem = "--gpus " + std::to_string(gpus) + ", but this machine shows " +
+               std::to_string(visible) + " CUDA device" + (visible == 1 ? "" : "s") +
+               "; use --gpus " + std::to_string(visible) +
+               " or fewer (or leave --gpus out for all of them)";
+  }
+  return gpus;
+}
+
 std::size_t multi_gpu_bytes_needed(std::size_t n, int gpus) {
   const std::size_t largest = (n + gpus - 1) / gpus;
   return largest * sizeof(float) + L2Flusher::bytes() + kNcclMarginBytes;

@@ -30,6 +30,10 @@ std::vector<Shard> shards_for(const MultiGpuPlan& plan, std::size_t n, int gpus)
 // at n; otherwise one line naming the first shard that does not.
 std::string shard_problem(const std::vector<Shard>& shards, std::size_t n);
 
+// How many GPUs `--gpus K` names: K, or every visible GPU when it was left out (0). Sets
+// *problem to one line when the machine shows fewer than K, else to "".
+int gpus_for(int option, int visible, std::string* problem);
+
 // Device memory one GPU needs for n floats over `gpus` (its shard, scratch, L2 flusher),
 // and a margin for NCCL's own buffers.
 std::size_t multi_gpu_bytes_needed(std::size_t n, int gpus);

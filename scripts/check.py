@@ -27,7 +27,7 @@ import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import check_rules  # noqa: E402  (the hint texts and the failure classification)
-from stage_help import listed_versions, stage_help, takes_rows  # noqa: E402
+from stage_help import listed_versions, stage_help, takes_gpus, takes_rows  # noqa: E402
 from todo_markers import code_by_block as todo_blocks  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -57,7 +57,16 @@ def stage_dir(number):
     raise Stop(f"check.sh: error: there is no stage {number}; the stages are: {known}", 2)
 
 
-def sanitizer_configs(source_text, versions=0, rows=False):
+def sanitizer_configs(source_text, versions=0, rows=False, gpus=False):
+    """The runs below; a multi-GPU stage (18) makes each of them on one GPU (--gpus 1), its
+    suite having run two GPUs where there are two."""
+    configs = edge_case_runs(source_text, versions, rows)
+    if gpus:
+        return [(label + ", 1 GPU", options + ["--gpus", "1"]) for label, options in configs]
+    return configs
+
+
+def edge_case_runs(source_text, versions, rows):
     """(label, options) runs that expose edge cases: odd n, n below one block, blocks of
     32 and 1024. Stages whose n must be a whole number of blocks get whole blocks. A
     stage with versions runs each of them at the odd sizes, the default also at n=100.
@@ -185,16 +194,13 @@ def check_built(stage, source, exe, suite, out_dir, jobs, expect=None, hints=Non
         show("⏭  sanitizer 검사는 건너뜁니다: 테스트가 끝나지 않아 도구도 끝나지 않습니다.")
         return results
     help_text = stage_help(exe)
+    multi_gpu = takes_gpus(help_text)
     configs = sanitizer_configs(source_text, len(listed_versions(help_text)),
-                                takes_rows(help_text))
-    tool_options = []
-    if "--gpus K" in help_text:
-        # Stage 18 under the tools on one GPU: the suite already ran it on two where there
-        # are two. NCCL's set-up asks for kernels built for other GPUs and handles the
-        # cudaErrorNoKernelImageForDevice it gets, which memcheck would count as errors; a
-        # failing call of the stage's own is a CUDA_CHECK error the tests report.
-        configs = [(label + ", 1 GPU", options + ["--gpus", "1"]) for label, options in configs]
-        tool_options = ["--report-api-errors", "no"]
+                                takes_rows(help_text), multi_gpu)
+    # NCCL's set-up asks for kernels built for other GPUs and handles the
+    # cudaErrorNoKernelImageForDevice it gets, which memcheck would count as errors; a failing
+    # call of the stage's own is a CUDA_CHECK or NCCL_CHECK error the tests report.
+    tool_options = ["--report-api-errors", "no"] if multi_gpu else []
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         futures = [pool.submit(run_sanitizer, tool, exe, source, configs, out_dir, tool_options)
                    for tool in SANITIZERS]

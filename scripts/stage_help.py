@@ -22,3 +22,8 @@ def listed_versions(help_text):
 def takes_rows(help_text):
     """Whether the executable is a row stage (16 on): --rows and --cols instead of --n."""
     return "--rows R" in help_text
+
+
+def takes_gpus(help_text):
+    """Whether the executable spreads one sum over GPUs (stage 18): --gpus K, no --device."""
+    return "--gpus K" in help_text

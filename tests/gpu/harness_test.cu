@@ -119,19 +119,17 @@ std::string stage_binary(const std::string& number) {
   return std::string(REDUCE_BIN_DIR) + "/stage" + number + (student_edition() ? "_todo" : "");
 }
 
-// The row stages (16 on) take a matrix: --rows and --cols instead of --n.
-bool takes_rows(const std::string& number) {
+bool help_mentions(const std::string& number, const std::string& option) {
   std::string help;
   shell(stage_binary(number) + " --help", &help);
-  return help.find("--rows R") != std::string::npos;
+  return help.find(option) != std::string::npos;
 }
 
+// The row stages (16 on) take a matrix: --rows and --cols instead of --n.
+bool takes_rows(const std::string& number) { return help_mentions(number, "--rows R"); }
+
 // Stage 18 spreads one sum over GPUs 0 to K-1 (--gpus K) and has no --device.
-bool multi_gpu(const std::string& number) {
-  std::string help;
-  shell(stage_binary(number) + " --help", &help);
-  return help.find("--gpus K") != std::string::npos;
-}
+bool multi_gpu(const std::string& number) { return help_mentions(number, "--gpus K"); }
 
 std::string elements(const std::string& number, std::size_t count) {
   return takes_rows(number) ? " --rows " + std::to_string(count / 1024) + " --cols 1024"
