@@ -186,7 +186,7 @@ def gpu_values(messages):
 
 def sync_check_key(text, source):
     """`tests.barrier` or `tests.mask` (with `.todoK` where it points into TODO block K)
-    when common/sync_checks.cuh reported a barrier or warp intrinsic misused; else None."""
+    when common/harness/sync_checks.cuh reported a barrier or warp intrinsic misused; else None."""
     match = re.search(r"reduce-check: (\S+) at (\S+):(\d+)", text)
     if not match:
         return None

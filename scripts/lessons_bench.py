@@ -1,5 +1,5 @@
 """The lessons' own experiments, run by `scripts/bench.sh --lessons` (bench.py --lessons):
-every answer at every block size, the lessons' variants (docs/experiments/variants and
+every answer at every block size, the lessons' variants (bench/experiments/variants and
 stage 11's classic last warp) beside them, and stage 06 with and without its filter in a
 debug (-G) build. Everything at n = 2^24, seed 12345, each timed run from a clean L2 (as
 the benchmark), the median of 50 runs per process; three rounds, in turn, and the median
@@ -16,8 +16,8 @@ N = 1 << 24
 BLOCKS = [32, 64, 128, 256, 512, 1024]
 ROUNDS = 3
 REPEAT = 50
-# The executables docs/experiments/CMakeLists.txt builds from the same patches.
-VARIANT_PATCHES = sorted(ROOT.glob("docs/experiments/variants/stage[0-9][0-9]_*/*.patch")) + [
+# The executables bench/experiments/CMakeLists.txt builds from the same patches.
+VARIANT_PATCHES = sorted(ROOT.glob("bench/experiments/variants/stage[0-9][0-9]_*/*.patch")) + [
     ROOT / "tests/mistakes/stage11_unroll_last_warp/classic_volatile.patch"]
 VARIANTS = sorted(f"variant{p.parent.name[5:7]}_{p.stem}" for p in VARIANT_PATCHES)
 
@@ -147,7 +147,7 @@ the [benchmark](README.md)), and reports the median of {REPEAT} runs; every exec
 ## Block size
 
 GPU time in ms, `build/bin/stageNN --block B` (the answers) and `build/bin/variants/variantNN_*`
-(the lessons' variants: patches in [docs/experiments/variants](../experiments/variants) and
+(the lessons' variants: patches in [bench/experiments/variants](../experiments/variants) and
 stage 11's classic last warp from [tests/mistakes](../../tests/mistakes/stage11_unroll_last_warp/classic_volatile.patch)).
 
 {sweep_table(rows, swept(stages))}

@@ -139,7 +139,7 @@ def page(meta, scaling, all_reduce, model, gpus):
 
 Written by `scripts/bench.sh --multi-gpu` (do not edit by hand; [the script](../../scripts/multi_gpu_bench.py)).
 Input seed {meta['seed']}, block {BLOCK}. Stage 18 is timed from the first GPU's start
-event to the last GPU's end (`common/span_timer.h`), each run starting from a clean L2 on
+event to the last GPU's end (`common/multi_gpu/span_timer.h`), each run starting from a clean L2 on
 every GPU; the median of {REPEAT} timed runs after a warm-up; every GPU's total verified
 against the CPU after timing. ✗ marks a run that did not match.
 

@@ -8,10 +8,10 @@
 #include <stdexcept>
 #include <string>
 
-#include "common/device.h"
-#include "common/input.h"
-#include "common/reference.h"
-#include "common/runner.h"
+#include "common/harness/device.h"
+#include "common/harness/input.h"
+#include "common/harness/reference.h"
+#include "common/harness/runner.h"
 #include "tests/shell_command.h"
 
 #include <unistd.h>

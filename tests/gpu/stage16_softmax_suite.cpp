@@ -13,9 +13,9 @@
 #include <tuple>
 #include <vector>
 
-#include "common/input.h"
-#include "common/row_reference.h"
-#include "common/row_runner.h"
+#include "common/harness/input.h"
+#include "common/rows/row_reference.h"
+#include "common/rows/row_runner.h"
 #include "common/stage.h"
 #include "tests/gpu/suite_fixture.h"
 

@@ -2,7 +2,7 @@
 // every block size, on stage 16's awkward shapes, on constant rows (variance 0: the output
 // is beta, not NaN) and on the data that separates the methods: 10^4 + noise, where the
 // one-pass E[x^2] - E[x]^2 must be seen to fail and every other version must hold. Every
-// value is checked against the CPU's, in double, by the rule in common/row_reference.h.
+// value is checked against the CPU's, in double, by the rule in common/rows/row_reference.h.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -12,9 +12,9 @@
 #include <tuple>
 #include <vector>
 
-#include "common/input.h"
-#include "common/row_reference.h"
-#include "common/row_runner.h"
+#include "common/harness/input.h"
+#include "common/rows/row_reference.h"
+#include "common/rows/row_runner.h"
 #include "common/stage.h"
 #include "tests/gpu/suite_fixture.h"
 

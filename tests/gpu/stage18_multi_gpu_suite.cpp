@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "common/input.h"
-#include "common/multi_gpu_runner.h"
-#include "common/reference.h"
+#include "common/harness/input.h"
+#include "common/multi_gpu/multi_gpu_runner.h"
+#include "common/harness/reference.h"
 #include "tests/gpu/exact_input.h"
 #include "tests/gpu/suite_fixture.h"
 

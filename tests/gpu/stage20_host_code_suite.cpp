@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "common/host_runner.h"
-#include "common/input.h"
-#include "common/reference.h"
+#include "common/host_code/host_runner.h"
+#include "common/harness/input.h"
+#include "common/harness/reference.h"
 #include "common/stage.h"
 #include "tests/gpu/exact_input.h"
 #include "tests/gpu/suite_fixture.h"
@@ -82,7 +82,7 @@ TEST_P(HostCodeSuite, EventsTimeTheLaunch) {
 }
 
 TEST_P(HostCodeSuite, DeviceMemoryIsGivenBack) {
-  // Every cudaMalloc and event of this process is counted (common/allocation_log.h), so
+  // Every cudaMalloc and event of this process is counted (common/harness/allocation_log.h), so
   // even one event or a 4-byte buffer kept is seen.
   const std::vector<float> input = generate_input(std::size_t{1} << 22, 11u);
   const DeviceHoldings before = device_holdings();

@@ -13,9 +13,9 @@
 #include <tuple>
 #include <vector>
 
-#include "common/input.h"
-#include "common/reference.h"
-#include "common/runner.h"
+#include "common/harness/input.h"
+#include "common/harness/reference.h"
+#include "common/harness/runner.h"
 #include "common/stage.h"
 #include "tests/gpu/exact_input.h"
 #include "tests/gpu/suite_fixture.h"

@@ -1,14 +1,14 @@
 // What every stage's GPU suite does around each test: skip without a CUDA device, and
-// fail a test after which common/sync_checks.cuh (built into the suites of a student's
+// fail a test after which common/harness/sync_checks.cuh (built into the suites of a student's
 // file) reported a misused barrier or warp intrinsic.
 #pragma once
 
 #include <gtest/gtest.h>
 
 #include "common/cuda_check.h"
-#include "common/device.h"
+#include "common/harness/device.h"
 
-// Defined by common/sync_checks.cuh, which only the suites built from a student's file
+// Defined by common/harness/sync_checks.cuh, which only the suites built from a student's file
 // include; weak, so the answers' suites link without it.
 extern "C" int reduce_sync_checks_take_report() __attribute__((weak));
 

@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <random>
 
-#include "common/input.h"
+#include "common/harness/input.h"
 
 namespace {
 

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "common/options.h"
+#include "common/harness/options.h"
 
 namespace {
 

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "common/argmax_key.h"
-#include "common/reference.h"
+#include "common/harness/reference.h"
 
 namespace {
 

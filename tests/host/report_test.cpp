@@ -3,7 +3,7 @@
 #include <limits>
 #include <string>
 
-#include "common/report.h"
+#include "common/harness/report.h"
 
 namespace {
 

@@ -4,7 +4,7 @@
 #include <limits>
 #include <vector>
 
-#include "common/row_reference.h"
+#include "common/rows/row_reference.h"
 #include "common/stage_rules.h"
 
 namespace {

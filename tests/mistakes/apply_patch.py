@@ -5,7 +5,7 @@ their line numbers, so an entry survives edits elsewhere in the answer.
 
     apply_patch.py ANSWER PATCH OUT       write the patched file (PATCH '-' copies ANSWER)
     apply_patch.py --verify ROOT          check every entry under ROOT/tests/mistakes and
-                                          every lesson variant under ROOT/docs/experiments
+                                          every lesson variant under ROOT/bench/experiments
 """
 import pathlib
 import sys
@@ -68,7 +68,7 @@ def find(lines, block, start):
 
 def verify(root):
     """Every entry: headers present, applies cleanly, changes something, and only inside
-    TODO blocks (students edit nothing else). The lessons' variants (docs/experiments) too:
+    TODO blocks (students edit nothing else). The lessons' variants (bench/experiments) too:
     they are what a student would write, timed beside the answer. An entry that has to
     change a line outside them (a kernel made a template, a memset before the launch) says
     why in an 'Outside:' line."""

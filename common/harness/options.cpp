@@ -1,0 +1,204 @@
+#include "common/harness/options.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <sstream>
+#include <string>
+#include <string_view>
+
+#include "common/harness/report.h"
+#include "common/stage_rules.h"
+
+namespace reduce {
+namespace {
+
+// Strict decimal: digits only, no sign, no spaces, no overflow past `max`.
+bool parse_whole(std::string_view text, unsigned long long max, unsigned long long* out) {
+  if (text.empty() || text.size() > 20) return false;
+  unsigned long long value = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return false;
+    const unsigned digit = static_cast<unsigned>(c - '0');
+    if (value > (max - digit) / 10) return false;
+    value = value * 10 + digit;
+  }
+  *out = value;
+  return true;
+}
+
+// Strict decimal number: an optional '-', digits with at most one '.', an optional
+// exponent (1e4, 2.5E-3); no spaces, no hex, no inf or nan.
+bool parse_decimal(std::string_view text, double* out) {
+  if (text.empty() || text.size() > 32) return false;
+  for (char c : text) {
+    const bool allowed = (c >= '0' && c <= '9') || c == '.' || c == '-' || c == '+' ||
+                         c == 'e' || c == 'E';
+    if (!allowed) return false;
+  }
+  if (!((text[0] >= '0' && text[0] <= '9') || text[0] == '-' || text[0] == '.')) return false;
+  const std::string copy(text);
+  char* end = nullptr;
+  const double value = std::strtod(copy.c_str(), &end);
+  if (end != copy.c_str() + copy.size() || !std::isfinite(value)) return false;
+  *out = value;
+  return true;
+}
+
+std::string range_error(std::string_view name, unsigned long long lo, unsigned long long hi,
+                        std::string_view got) {
+  std::ostringstream msg;
+  msg << name << " must be a whole number from " << lo << " to " << hi << " (got '" << got
+      << "')";
+  return msg.str();
+}
+
+bool takes_value(std::string_view name) {
+  for (std::string_view known : {"--n", "--block", "--seed", "--repeat", "--device", "--version", "--rows",
+                                "--cols", "--offset", "--scale", "--gpus"}) {
+    if (name == known) return true;
+  }
+  return false;
+}
+
+std::string unknown_option(std::string_view name) {
+  return "unknown option '" + std::string(name) + "'; run with --help to see the options";
+}
+
+// Applies one option's value; returns an error line or "".
+std::string apply(std::string_view name, std::string_view value, Options* opt) {
+  unsigned long long v = 0;
+  if (name == "--n") {
+    if (!parse_whole(value, kMaxN, &v) || v == 0) return range_error(name, 1, kMaxN, value);
+    opt->n = v;
+    opt->n_given = true;
+  } else if (name == "--rows" || name == "--cols") {
+    if (!parse_whole(value, kMaxN, &v) || v == 0) return range_error(name, 1, kMaxN, value);
+    (name == "--rows" ? opt->rows : opt->cols) = v;
+    opt->rows_given = true;
+  } else if (name == "--offset" || name == "--scale") {
+    double d = 0.0;
+    const bool scale = name == "--scale";
+    if (!parse_decimal(value, &d) || std::fabs(d) > kMaxMagnitude || (scale && d <= 0.0)) {
+      return std::string(name) + " must be a decimal number " +
+             (scale ? "above 0 and at most 1000000" : "from -1000000 to 1000000") + " (got '" +
+             std::string(value) + "')";
+    }
+    (scale ? opt->scale : opt->offset) = d;
+  } else if (name == "--block") {
+    if (!parse_whole(value, kMaxBlock, &v) || !is_valid_block(v)) {
+      return "--block must be a power of two from 32 to 1024: 32, 64, 128, 256, 512 or "
+             "1024 (got '" + std::string(value) + "')";
+    }
+    opt->block = static_cast<unsigned>(v);
+  } else if (name == "--seed") {
+    if (!parse_whole(value, 4294967295ull, &v)) return range_error(name, 0, 4294967295ull, value);
+    opt->seed = static_cast<std::uint32_t>(v);
+  } else if (name == "--repeat") {
+    if (!parse_whole(value, kMaxRepeat, &v) || v == 0) return range_error(name, 1, kMaxRepeat, value);
+    opt->repeat = static_cast<int>(v);
+  } else if (name == "--device") {
+    if (!parse_whole(value, kMaxDeviceIndex, &v)) {
+      return range_error(name, 0, kMaxDeviceIndex, value) + "; reduce_probe lists the devices";
+    }
+    opt->device = static_cast<int>(v);
+  } else if (name == "--gpus") {
+    if (!parse_whole(value, kMaxDeviceIndex + 1, &v) || v == 0) {
+      return range_error(name, 1, kMaxDeviceIndex + 1, value) + "; reduce_probe counts the devices";
+    }
+    opt->gpus = static_cast<int>(v);
+  } else if (name == "--version") {
+    if (!parse_whole(value, kMaxVersion, &v) || v == 0) return range_error(name, 1, kMaxVersion, value);
+    opt->version = static_cast<int>(v);
+  } else {
+    return unknown_option(name);
+  }
+  return "";
+}
+
+}  // namespace
+
+ParsedOptions parse_options(int argc, const char* const* argv) {
+  ParsedOptions parsed;
+  for (int i = 1; i < argc; ++i) {
+    std::string_view arg = argv[i];
+    if (arg == "--help" || arg == "-h") {
+      parsed.options.help = true;
+      continue;
+    }
+    if (arg == "--csv") {
+      parsed.options.csv = true;
+      continue;
+    }
+    if (arg == "--dirty-l2") {
+      parsed.options.cache = CacheState::kDirty;
+      continue;
+    }
+    if (arg.substr(0, 2) != "--") {
+      parsed.error = "unexpected argument '" + std::string(arg) +
+                     "'; options look like --n 16777216 (run with --help)";
+      return parsed;
+    }
+    std::string_view name = arg;
+    std::string_view value;
+    const std::size_t eq = arg.find('=');
+    if (eq != std::string_view::npos) {
+      name = arg.substr(0, eq);
+      value = arg.substr(eq + 1);
+    } else if (!takes_value(name)) {
+      parsed.error = unknown_option(name);
+      return parsed;
+    } else if (i + 1 < argc) {
+      value = argv[++i];
+    } else {
+      parsed.error = std::string(name) + " needs a value, e.g. " + std::string(name) + " 256";
+      return parsed;
+    }
+    parsed.error = apply(name, value, &parsed.options);
+    if (!parsed.ok()) return parsed;
+  }
+  Options& opt = parsed.options;
+  if (opt.rows_given) {
+    if (opt.rows > kMaxN / opt.cols) {
+      parsed.error = "--rows " + std::to_string(opt.rows) + " --cols " + std::to_string(opt.cols) +
+                     " is more than " + std::to_string(kMaxN) +
+                     " elements; make the matrix smaller";
+      return parsed;
+    }
+    if (!opt.n_given) opt.n = opt.rows * opt.cols;
+  }
+  return parsed;
+}
+
+std::string usage(const std::string& program, int stage_number, SizeRule sizes, Operation op) {
+  std::ostringstream out;
+  out << "Usage: " << program << " [options]\n";
+  if (works_on_rows(op)) {
+    out << "Runs stage " << stage_number << " on every row of a matrix, checks it against the "
+        << "CPU and times it.\n\n"
+        << "  --rows R     rows of the matrix (default " << kDefaultRows << ")\n"
+        << "  --cols C     values per row (default " << kDefaultCols << "); rows x cols at most "
+        << kMaxN << "\n";
+  } else {
+    out << "Runs stage " << stage_number << "'s reduction, checks it against the CPU and times it.\n\n"
+        << "  --n N        elements to reduce, 1 to " << kMaxN << " (default " << kDefaultN << ")"
+        << (sizes == SizeRule::kMultipleOfBlock ? ";\n               this stage needs a multiple of --block\n"
+                                                : ";\n               this stage takes any length\n");
+  }
+  out << "  --block B    threads per block: 32, 64, 128, 256, 512 or 1024 (default 256)\n"
+      << "  --seed S     std::mt19937 seed for the input, 0 to 4294967295 (default "
+      << kDefaultSeed << ")\n"
+      << "  --offset O   each input value is O + S * u, u in [0, 1) from the seed (default 0)\n"
+      << "  --scale S    (default 1); --offset -1000 --scale 2000 gives values from -1000 to 1000\n"
+      << "  --repeat R   timed runs, 1 to " << kMaxRepeat << "; the median is reported (default 20)\n"
+      << "  --device D   CUDA device index (default 0)\n"
+      << "  --csv        print one line of " << kCsvHeader << " instead of the report\n"
+      << "  --dirty-l2   start each timed run with the L2 full of dirty lines (a write-only\n"
+      << "               flush) instead of clean (the default: nothing of the input in L2,\n"
+      << "               nothing left to write back)\n"
+      << "  --help       this text\n\n"
+      << "Exit codes: 0 matches the reference, 1 does not match, 2 bad option,\n"
+      << "            3 no CUDA device, 4 CUDA error.\n";
+  return out.str();
+}
+
+}  // namespace reduce

@@ -1,0 +1,119 @@
+#include "common/harness/runner.h"
+
+#include "common/argmax_key.h"
+#include "common/max_of.h"
+#include "common/harness/shared_poison.h"
+
+#include <stdexcept>
+#include <string>
+
+namespace reduce {
+
+StageRunner::StageRunner(const StagePlan& plan, std::size_t n, std::size_t input_offset)
+    : plan_(plan),
+      n_(n),
+      input_offset_(input_offset),
+      input_(n + input_offset),
+      partials_(partial_capacity(n)),
+      partials_alt_(partial_capacity(n)),
+      work_(plan.reduces_in_place ? n : 0),
+      ticket_(1),
+      best_key_(plan.argmax != nullptr ? 1 : 0) {
+  int device = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&sm_count_, cudaDevAttrMultiProcessorCount, device));
+  CUDA_CHECK(cudaMemset(ticket_.get(), 0, ticket_.bytes()));
+}
+
+std::size_t StageRunner::bytes_needed(const StagePlan& plan, std::size_t n) {
+  const std::size_t floats = n + 2 * partial_capacity(n) + (plan.reduces_in_place ? n : 0);
+  return floats * sizeof(float) + sizeof(unsigned long long) + L2Flusher::bytes();
+}
+
+void StageRunner::upload(const std::vector<float>& host) {
+  if (host.size() != n_) throw std::invalid_argument("upload: input size differs from n");
+  CUDA_CHECK(cudaMemcpy(input_.get() + input_offset_, host.data(), n_ * sizeof(float),
+                        cudaMemcpyHostToDevice));
+}
+
+std::vector<float> StageRunner::download_input() const {
+  std::vector<float> host(n_);
+  CUDA_CHECK(cudaMemcpy(host.data(), input(), n_ * sizeof(float), cudaMemcpyDeviceToHost));
+  return host;
+}
+
+void StageRunner::prepare() {
+  poison_shared_memory();
+  // All bits set is a NaN pattern in IEEE 754 single precision.
+  CUDA_CHECK(cudaMemsetAsync(partials_.get(), 0xFF, partials_.bytes(), 0));
+  CUDA_CHECK(cudaMemsetAsync(partials_alt_.get(), 0xFF, partials_alt_.bytes(), 0));
+  if (work_.count() > 0) {
+    CUDA_CHECK(cudaMemcpyAsync(work_.get(), input(), work_.bytes(), cudaMemcpyDeviceToDevice, 0));
+  }
+}
+
+Launch StageRunner::launch_args(unsigned block) const {
+  return {input(),     n_,        block,         partials_.get(), partials_alt_.get(),
+          work_.get(), sm_count_, ticket_.get(), 0,               best_key_.get()};
+}
+
+DeviceValues StageRunner::launch(unsigned block) { return plan_.launch(launch_args(block)); }
+
+std::size_t StageRunner::argmax(unsigned block) {
+  if (plan_.argmax == nullptr) throw std::logic_error("this stage has no argmax");
+  prepare();
+  CUDA_CHECK(cudaMemset(best_key_.get(), 0, best_key_.bytes()));
+  plan_.argmax(launch_args(block));
+  CUDA_CHECK(cudaDeviceSynchronize());
+  unsigned long long key = kNoArgmax;
+  CUDA_CHECK(cudaMemcpy(&key, best_key_.get(), sizeof key, cudaMemcpyDeviceToHost));
+  return key == kNoArgmax ? kNoIndex : argmax_index(key);
+}
+
+RunOutput StageRunner::finish(const DeviceValues& values) const {
+  const bool one_value = values.count == 1;
+  if (values.count == 0 || values.count > partials_.count() ||
+      (plan_.finish == Finish::kOnDevice && !one_value)) {
+    throw std::logic_error("stage " + std::to_string(plan_.number) + " left " +
+                           std::to_string(values.count) +
+                           " values on the device; check its launch function");
+  }
+  unsigned int ticket = 0;
+  CUDA_CHECK(cudaMemcpy(&ticket, ticket_.get(), sizeof ticket, cudaMemcpyDeviceToHost));
+  if (ticket != 0) {
+    throw std::logic_error("stage " + std::to_string(plan_.number) + " left its ticket at " +
+                           std::to_string(ticket) + "; it must reset it to 0 for the next run");
+  }
+  std::vector<float> host(values.count);
+  CUDA_CHECK(cudaMemcpy(host.data(), values.data, host.size() * sizeof(float),
+                        cudaMemcpyDeviceToHost));
+  if (plan_.op == Operation::kMax) {
+    float best = kLowest;
+    for (float v : host) best = max_of(best, v);
+    return {best, values.count};
+  }
+  // Adding the block sums in double keeps the host's share of the error to one final
+  // rounding to float; the kernel's own tree is what the verification judges.
+  double sum = 0.0;
+  for (float v : host) sum += v;
+  return {static_cast<float>(sum), values.count};
+}
+
+RunOutput StageRunner::run(unsigned block) {
+  prepare();
+  const DeviceValues values = launch(block);
+  return finish(values);
+}
+
+Timing StageRunner::time(unsigned block, int repeat, CacheState cache) {
+  Timing timing{};
+  l2_.set_state(cache);
+  timing.warmup = run(block);  // loads the module and warms clocks outside the timing
+  DeviceValues values{};
+  timing.median_ms = median_event_ms(
+      repeat, l2_, [&] { prepare(); }, [&] { values = launch(block); });
+  timing.last = finish(values);
+  return timing;
+}
+
+}  // namespace reduce

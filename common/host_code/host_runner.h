@@ -1,0 +1,33 @@
+// Stage 20's side of the harness: the stage writes the host code (allocate, copy, launch,
+// time, copy back, free); the harness calls it, adds the block sums it returned and checks
+// that the device memory it took came back.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "common/harness/allocation_log.h"
+#include "common/stage.h"
+
+namespace reduce {
+
+struct HostOutcome {
+  float sum = 0.0f;        // the returned block sums added in double, rounded to float
+  std::size_t blocks = 0;  // how many block sums came back
+  bool unwritten = false;  // some block sum is still NaN: it was never copied back
+  float kernel_ms = -1.0f;
+};
+
+// One call of the stage's host code.
+HostOutcome run_host_code(const StagePlan& plan, const std::vector<float>& input, unsigned block);
+
+// Bytes of device memory stage 20 needs for n floats at the smallest block: the input and
+// one block sum per 64 floats, plus the harness's L2 flusher.
+std::size_t host_code_bytes_needed(std::size_t n);
+
+// What the host code kept across `calls` calls, as the one line the report and the tests
+// print ("" when it kept nothing): buffers and MiB, events.
+std::string kept_after_calls(const DeviceHoldings& kept, int calls);
+
+}  // namespace reduce

@@ -1,0 +1,81 @@
+// Stage 18's side of the harness: one process driving several GPUs. It shards the input
+// where the stage says, gives each GPU its stream and scratch, runs the stage's work
+// (poisoned results first), times the span over every GPU and reads back every total.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "common/harness/cache_state.h"
+#include "common/multi_gpu.h"
+
+namespace reduce {
+
+// A stage's shard_of broke the contract: the shards do not follow each other over [0, n).
+class ShardError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Floats of block-sum scratch the capstone kernel may use on a GPU with sm_count SMs.
+std::size_t capstone_block_sums_capacity(int sm_count);
+
+// The stage's shards of n over `gpus`, in order.
+std::vector<Shard> shards_for(const MultiGpuPlan& plan, std::size_t n, int gpus);
+
+// "" when the shards start at 0, each begins where the one before ended and the last ends
+// at n; otherwise one line naming the first shard that does not.
+std::string shard_problem(const std::vector<Shard>& shards, std::size_t n);
+
+// How many GPUs `--gpus K` names: K, or every visible GPU when it was left out (0). Sets
+// *problem to one line when the machine shows fewer than K, else to "".
+int gpus_for(int option, int visible, std::string* problem);
+
+// Device memory one GPU needs for n floats over `gpus` (its shard, scratch, L2 flusher),
+// and a margin for NCCL's own buffers.
+std::size_t multi_gpu_bytes_needed(std::size_t n, int gpus);
+
+struct MultiGpuTiming {
+  std::vector<float> warmup;  // every GPU's total after the untimed first run
+  std::vector<float> last;    // and after the last timed one
+  double median_ms = 0.0;     // from the first GPU's start to the last GPU's end
+};
+
+class MultiGpuRunner {
+ public:
+  // Devices 0 to gpus - 1, one stream each, and the stage's communicators.
+  MultiGpuRunner(const MultiGpuPlan& plan, int gpus);
+  ~MultiGpuRunner();
+  MultiGpuRunner(const MultiGpuRunner&) = delete;
+  MultiGpuRunner& operator=(const MultiGpuRunner&) = delete;
+
+  // Shards the input with the stage's shard_of and copies each shard to its GPU. Throws
+  // ShardError when the shards break the contract.
+  void upload(const std::vector<float>& input);
+
+  // One untimed run: every GPU's total. Throws StageCallError when the stage's calls had
+  // the wrong shape (common/multi_gpu/multi_gpu_call_log.h), even if the totals came out right.
+  std::vector<float> run(unsigned block);
+
+  // A warm-up run, then `repeat` timed runs, each after every GPU's L2 is put in `cache`.
+  MultiGpuTiming time(unsigned block, int repeat, CacheState cache);
+
+  int gpus() const { return static_cast<int>(gpus_.size()); }
+  const std::vector<Shard>& shards() const { return shards_; }
+
+ private:
+  struct Gpu;
+  void poison();
+  void call_stage(unsigned block);
+  std::vector<GpuPart> parts() const;
+  std::vector<float> totals();
+
+  const MultiGpuPlan& plan_;
+  std::vector<std::unique_ptr<Gpu>> gpus_;
+  std::vector<Shard> shards_;
+};
+
+}  // namespace reduce

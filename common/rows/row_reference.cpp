@@ -1,0 +1,136 @@
+#include "common/rows/row_reference.h"
+
+#include <cmath>
+#include <limits>
+
+#include "common/harness/input.h"
+
+namespace reduce {
+
+std::vector<double> reference_softmax(const float* in, std::size_t rows, std::size_t cols) {
+  std::vector<double> out(rows * cols);
+  for (std::size_t r = 0; r < rows; ++r) {
+    const float* x = in + r * cols;
+    double* y = out.data() + r * cols;
+    double top = -std::numeric_limits<double>::infinity();
+    bool nan = false;
+    for (std::size_t c = 0; c < cols; ++c) {
+      nan = nan || std::isnan(x[c]);
+      top = std::fmax(top, x[c]);
+    }
+    double total = 0.0;
+    for (std::size_t c = 0; c < cols; ++c) total += std::exp(x[c] - top);
+    for (std::size_t c = 0; c < cols; ++c) {
+      y[c] = nan ? std::numeric_limits<double>::quiet_NaN() : std::exp(x[c] - top) / total;
+    }
+  }
+  return out;
+}
+
+// Each value is exp(d) / sum with d = x - max <= 0, and the row's largest value is 1 / sum,
+// so errors are measured against that largest value. exp and the division cost a few units
+// of float rounding u = 2^-24 (CUDA's expf is within 2 ulp); rounding d changes a value
+// by at most e^d |d| u <= u / e of the largest. The sum carries the rest: float additions
+// in any order err like a random walk, about sqrt(cols) u (Higham, "Accuracy and Stability
+// of Numerical Algorithms", sec. 2.8); we allow twice that.
+double softmax_tolerance(std::size_t cols) {
+  constexpr double kUnitRoundoff = 1.0 / 16777216.0;
+  return (16.0 + 2.0 * std::sqrt(static_cast<double>(cols))) * kUnitRoundoff;
+}
+
+RowVerdict verify_softmax(const float* gpu, const std::vector<double>& ref, std::size_t cols) {
+  RowVerdict v{0.0, softmax_tolerance(cols), true, 0};
+  for (std::size_t start = 0; start < ref.size(); start += cols) {
+    double largest = 0.0;
+    for (std::size_t c = 0; c < cols; ++c) largest = std::fmax(largest, ref[start + c]);
+    for (std::size_t i = start; i < start + cols; ++i) {
+      const bool gpu_nan = std::isnan(gpu[i]);
+      const bool ref_nan = std::isnan(ref[i]);
+      if (gpu_nan && ref_nan) continue;
+      if (gpu_nan || ref_nan || std::isinf(gpu[i])) {
+        return {std::numeric_limits<double>::quiet_NaN(), v.tolerance, false, i};
+      }
+      const double error = std::fabs(static_cast<double>(gpu[i]) - ref[i]) / largest;
+      if (error > v.error) {
+        v.error = error;
+        v.worst = i;
+      }
+    }
+  }
+  v.match = v.error <= v.tolerance;
+  return v;
+}
+
+LayerNormParams layer_norm_params(std::size_t cols, std::uint32_t seed) {
+  const std::vector<float> u = generate_input(2 * cols, seed + 1);
+  LayerNormParams params{std::vector<float>(cols), std::vector<float>(cols)};
+  for (std::size_t c = 0; c < cols; ++c) {
+    params.gamma[c] = 0.5f + u[c];
+    params.beta[c] = u[cols + c] - 0.5f;
+  }
+  return params;
+}
+
+LayerNormReference reference_layer_norm(const float* in, std::size_t rows, std::size_t cols,
+                                        const LayerNormParams& params) {
+  LayerNormReference ref{std::vector<double>(rows * cols), std::vector<double>(rows),
+                         std::vector<double>(rows)};
+  for (std::size_t r = 0; r < rows; ++r) {
+    const float* x = in + r * cols;
+    double total = 0.0;
+    for (std::size_t c = 0; c < cols; ++c) total += x[c];
+    const double mean = total / static_cast<double>(cols);
+    double squares = 0.0;
+    for (std::size_t c = 0; c < cols; ++c) squares += (x[c] - mean) * (x[c] - mean);
+    const double rstd =
+        1.0 / std::sqrt(squares / static_cast<double>(cols) + static_cast<double>(kLayerNormEpsilon));
+    ref.mean[r] = mean;
+    ref.rstd[r] = rstd;
+    for (std::size_t c = 0; c < cols; ++c) {
+      ref.values[r * cols + c] = (x[c] - mean) * rstd * params.gamma[c] + params.beta[c];
+    }
+  }
+  return ref;
+}
+
+RowVerdict verify_layer_norm(const float* gpu, const LayerNormReference& ref,
+                             const LayerNormParams& params, std::size_t cols) {
+  RowVerdict v{0.0, softmax_tolerance(cols), true, 0};
+  for (std::size_t i = 0; i < ref.values.size(); ++i) {
+    const std::size_t r = i / cols, c = i % cols;
+    const bool gpu_nan = std::isnan(gpu[i]);
+    const bool ref_nan = std::isnan(ref.values[i]);
+    if (gpu_nan && ref_nan) continue;
+    if (gpu_nan || ref_nan || std::isinf(gpu[i])) {
+      return {std::numeric_limits<double>::quiet_NaN(), v.tolerance, false, i};
+    }
+    const double gamma = std::fabs(params.gamma[c]);
+    const double z = (ref.values[i] - params.beta[c]) / params.gamma[c];
+    const double scale = gamma * (1.0 + std::fabs(z) + std::fabs(ref.mean[r]) * ref.rstd[r]) +
+                         std::fabs(params.beta[c]);
+    const double error = std::fabs(static_cast<double>(gpu[i]) - ref.values[i]) / scale;
+    if (error > v.error) {
+      v.error = error;
+      v.worst = i;
+    }
+  }
+  v.match = v.error <= v.tolerance;
+  return v;
+}
+
+RowReference::RowReference(Operation op, const std::vector<float>& in, std::size_t rows,
+                           std::size_t cols, const LayerNormParams& params)
+    : op_(op), cols_(cols), params_(params) {
+  if (op == Operation::kSoftmax) {
+    softmax_ = reference_softmax(in.data(), rows, cols);
+  } else {
+    norm_ = reference_layer_norm(in.data(), rows, cols, params);
+  }
+}
+
+RowVerdict RowReference::verify(const float* gpu) const {
+  return op_ == Operation::kSoftmax ? verify_softmax(gpu, softmax_, cols_)
+                                    : verify_layer_norm(gpu, norm_, params_, cols_);
+}
+
+}  // namespace reduce

@@ -1,0 +1,87 @@
+#include "common/rows/row_runner.h"
+
+#include <stdexcept>
+#include <string>
+
+#include "common/harness/shared_poison.h"
+
+namespace reduce {
+
+RowRunner::RowRunner(const StagePlan& plan, std::size_t rows, std::size_t cols,
+                     std::size_t input_offset)
+    : plan_(plan),
+      rows_(rows),
+      cols_(cols),
+      input_offset_(input_offset),
+      input_(rows * cols + input_offset),
+      output_(rows * cols),
+      gamma_(plan.op == Operation::kLayerNorm ? cols : 0),
+      beta_(plan.op == Operation::kLayerNorm ? cols : 0) {
+  if (plan.row_launch == nullptr) {
+    throw std::logic_error("stage " + std::to_string(plan.number) + " has no row launch");
+  }
+  int device = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&sm_count_, cudaDevAttrMultiProcessorCount, device));
+}
+
+std::size_t RowRunner::bytes_needed(std::size_t n) {
+  return 4 * n * sizeof(float) + L2Flusher::bytes();
+}
+
+void RowRunner::upload(const std::vector<float>& host) {
+  if (host.size() != rows_ * cols_) throw std::invalid_argument("upload: input is not rows x cols");
+  CUDA_CHECK(cudaMemcpy(input_.get() + input_offset_, host.data(), host.size() * sizeof(float),
+                        cudaMemcpyHostToDevice));
+}
+
+void RowRunner::upload_params(const std::vector<float>& gamma, const std::vector<float>& beta) {
+  if (gamma.size() != gamma_.count() || beta.size() != beta_.count()) {
+    throw std::invalid_argument("upload_params: gamma and beta need cols floats each");
+  }
+  CUDA_CHECK(cudaMemcpy(gamma_.get(), gamma.data(), gamma_.bytes(), cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMemcpy(beta_.get(), beta.data(), beta_.bytes(), cudaMemcpyHostToDevice));
+}
+
+std::vector<float> RowRunner::download_input() const {
+  std::vector<float> host(rows_ * cols_);
+  CUDA_CHECK(cudaMemcpy(host.data(), input(), host.size() * sizeof(float), cudaMemcpyDeviceToHost));
+  return host;
+}
+
+std::vector<float> RowRunner::download_output() const {
+  std::vector<float> host(output_.count());
+  CUDA_CHECK(cudaMemcpy(host.data(), output_.get(), output_.bytes(), cudaMemcpyDeviceToHost));
+  return host;
+}
+
+void RowRunner::prepare() {
+  poison_shared_memory();
+  // All bits set is a NaN pattern in IEEE 754 single precision.
+  CUDA_CHECK(cudaMemsetAsync(output_.get(), 0xFF, output_.bytes(), 0));
+}
+
+void RowRunner::launch(unsigned block) {
+  plan_.row_launch({input(), output_.get(), rows_, cols_, block, sm_count_, 0, gamma_.get(),
+                    beta_.get()});
+}
+
+std::vector<float> RowRunner::run(unsigned block) {
+  prepare();
+  launch(block);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  return download_output();
+}
+
+RowTiming RowRunner::time(unsigned block, int repeat, CacheState cache) {
+  RowTiming timing{};
+  l2_.set_state(cache);
+  timing.warmup = run(block);  // loads the module and warms clocks outside the timing
+  timing.median_ms = median_event_ms(
+      repeat, l2_, [&] { prepare(); }, [&] { launch(block); });
+  CUDA_CHECK(cudaDeviceSynchronize());
+  timing.last = download_output();
+  return timing;
+}
+
+}  // namespace reduce
