@@ -54,6 +54,6 @@ int main(int argc, char** argv) {
           "Times a device-to-device copy of N floats (bytes read plus bytes written) and\n"
           "checks the copy. --block is accepted and ignored. Exit codes as for the stages.\n",
       nullptr,
-      [](std::size_t n) { return 2 * n * sizeof(float) + L2Flusher::bytes(); }};
+      [](const Options& opt) { return 2 * opt.n * sizeof(float) + L2Flusher::bytes(); }};
   return run_program(argc, argv, spec, run_copy);
 }

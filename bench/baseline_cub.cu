@@ -41,8 +41,9 @@ reduce::DeviceValues launch_cub(const reduce::Launch& run) {
 
 }  // namespace
 
+constexpr reduce::StageVersion kVersions[] = {{kTechnique, launch_cub}};
+
 const reduce::StagePlan& reduce::stage_plan() {
-  static const StagePlan plan{0,     kTechnique, SizeRule::kAnyLength, Finish::kOnDevice,
-                              launch_cub, /*reduces_in_place=*/false, kTitle, kOp};
+  static const StagePlan plan{.number = 0, .op = kOp, .versions = kVersions, .title = kTitle};
   return plan;
 }

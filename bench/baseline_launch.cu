@@ -43,6 +43,6 @@ int main(int argc, char** argv) {
           "timed stage pays). --n, --seed and --block are accepted and play no part.\n"
           "Exit codes: 0 measured, 2 bad option, 3 no CUDA device, 4 CUDA error.\n",
       nullptr,
-      [](std::size_t) { return L2Flusher::bytes(); }};
+      [](const Options&) { return L2Flusher::bytes(); }};
   return run_program(argc, argv, spec, run_launch);
 }

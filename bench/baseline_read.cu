@@ -69,9 +69,11 @@ reduce::DeviceValues launch_read(const reduce::Launch& run) {
 
 }  // namespace
 
+constexpr reduce::StageVersion kVersions[] = {
+    {"streaming read (the floor's read ceiling)", launch_read}};
+
 const reduce::StagePlan& reduce::stage_plan() {
-  static const StagePlan plan{0,     "streaming read (the floor's read ceiling)",
-                              SizeRule::kAnyLength, Finish::kOnHost, launch_read,
-                              /*reduces_in_place=*/false, "read"};
+  static const StagePlan plan{
+      .number = 0, .finish = Finish::kOnHost, .versions = kVersions, .title = "read"};
   return plan;
 }

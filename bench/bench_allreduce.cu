@@ -253,7 +253,7 @@ int main(int argc, char** argv) {
         }
         return "";
       },
-      [](std::size_t) { return 3 * kMaxBytes + (std::size_t{512} << 20); }};
+      [](const Options&) { return 3 * kMaxBytes + (std::size_t{512} << 20); }};
   return run_program(argc, argv, spec,
                      [](const Program& program) { return run(program.options, program.name); });
 }

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "common/cuda_check.h"
+#include "common/stage.h"
 
 namespace reduce {
 
@@ -53,9 +54,8 @@ struct GpuPart {
 // current device must be part.device.
 void sum_shard(const GpuPart& part, unsigned block);
 
+// The stage's NCCL side; its StagePlan (kind kMultiGpu) points at it.
 struct MultiGpuPlan {
-  int number;             // 18
-  const char* technique;  // the report's subtitle
   // Where GPU g of `gpus` starts and how many elements it takes; the shards follow each
   // other and cover [0, n) exactly.
   Shard (*shard_of)(std::size_t n, int gpus, int g);
@@ -64,9 +64,6 @@ struct MultiGpuPlan {
   // Enqueues every GPU's sum and the all-reduce; leaves the total in each part's *total.
   void (*sum_on_every_gpu)(const std::vector<GpuPart>& parts, unsigned block);
 };
-
-// Defined once in stage 18's todo.cu (template and answer alike).
-const MultiGpuPlan& multi_gpu_plan();
 
 }  // namespace reduce
 

@@ -8,6 +8,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
+#include <span>
 #include <vector>
 
 #include "common/cuda_check.h"
@@ -73,40 +74,45 @@ struct HostRun {
 };
 using HostRunFunction = HostRun (*)(const std::vector<float>& input, unsigned block);
 
-// One of several ways a stage computes the same result (stage 15's six versions of max).
-// A stage that reduces one vector fills `launch`, a row stage `row_launch`.
+// One way a stage computes its result (stage 15 has six). A vector stage fills `launch`,
+// a row stage `row_launch`; a host-code or many-GPU stage names only its technique.
 struct StageVersion {
   const char* technique;  // "warp shuffle"
-  LaunchFunction launch;
+  LaunchFunction launch = nullptr;
   RowLaunchFunction row_launch = nullptr;
 };
 
+struct MultiGpuPlan;  // common/multi_gpu.h
+
+// Written with designated initialisers; what a field leaves out takes the default below.
 struct StagePlan {
-  int number;              // 7 for stage07_interleaved
-  const char* technique;   // "interleaved addressing"
-  SizeRule sizes;
-  Finish finish;
-  LaunchFunction launch;   // enqueue the stage's kernels, no syncing (nullptr for a row stage)
-  bool reduces_in_place = false;  // wants Launch::work, refilled before every run, untimed
-  const char* title = nullptr;    // the report's name when not "Stage N" (the CUB baseline)
+  int number;                          // 7 for stage07_interleaved; 0 for a baseline
+  StageKind kind = StageKind::kVector;
   Operation op = Operation::kSum;
-  // Versions picked with --version 1..version_count; `launch` is the default (the last).
-  const StageVersion* versions = nullptr;
-  int version_count = 0;
+  SizeRule sizes = SizeRule::kAnyLength;
+  Finish finish = Finish::kOnDevice;
+  // --version V picks versions[V - 1]; without it the default version runs (below).
+  std::span<const StageVersion> versions;
+  bool reduces_in_place = false;  // wants Launch::work, refilled before every run, untimed
+  const char* title = nullptr;    // the report's name when not "Stage N" (a baseline)
   // Stage 15's argmax: enqueue kernels that leave the first maximum's key in
   // *run.best_key (reduce::argmax_key), no syncing. Not timed; checked after the timing.
   void (*argmax)(const Launch& run) = nullptr;
-  RowLaunchFunction row_launch = nullptr;  // a row stage's default (works_on_rows(op))
-  HostRunFunction host_run = nullptr;      // stage 20: the whole host side, not a launch
+  HostRunFunction host_run = nullptr;   // kHostCode: the whole host side
+  const MultiGpuPlan* multi_gpu = nullptr;  // kMultiGpu: the stage's NCCL side
+
+  // The version that runs without --version: the last, the lesson's final form.
+  int default_version() const { return static_cast<int>(versions.size()); }
+  const StageVersion& version(int v) const { return versions[(v > 0 ? v : default_version()) - 1]; }
+  const char* technique() const { return version(0).technique; }
 };
 
-// The plan running version `version` (1-based); 0 keeps the plan's own launch.
+// The plan narrowed to version `version` (1-based), which becomes its default; 0 keeps
+// the plan as it is.
 inline StagePlan with_version(const StagePlan& plan, int version) {
   StagePlan picked = plan;
-  if (version >= 1 && version <= plan.version_count) {
-    picked.technique = plan.versions[version - 1].technique;
-    picked.launch = plan.versions[version - 1].launch;
-    picked.row_launch = plan.versions[version - 1].row_launch;
+  if (version >= 1 && version <= plan.default_version()) {
+    picked.versions = plan.versions.subspan(static_cast<std::size_t>(version - 1), 1);
   }
   return picked;
 }

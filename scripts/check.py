@@ -27,7 +27,7 @@ import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import check_rules  # noqa: E402  (the hint texts and the failure classification)
-from stage_help import listed_versions, stage_help, takes_gpus, takes_rows  # noqa: E402
+from stage_facts import describe, listed_versions, takes_gpus, takes_rows, whole_blocks_only  # noqa: E402
 from todo_markers import code_by_block as todo_blocks  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -57,16 +57,16 @@ def stage_dir(number):
     raise Stop(f"check.sh: error: there is no stage {number}; the stages are: {known}", 2)
 
 
-def sanitizer_configs(source_text, versions=0, rows=False, gpus=False):
+def sanitizer_configs(whole_blocks, versions=0, rows=False, gpus=False):
     """The runs below; a multi-GPU stage (18) makes each of them on one GPU (--gpus 1), its
     suite having run two GPUs where there are two."""
-    configs = edge_case_runs(source_text, versions, rows)
+    configs = edge_case_runs(whole_blocks, versions, rows)
     if gpus:
         return [(label + ", 1 GPU", options + ["--gpus", "1"]) for label, options in configs]
     return configs
 
 
-def edge_case_runs(source_text, versions, rows):
+def edge_case_runs(whole_blocks, versions, rows):
     """(label, options) runs that expose edge cases: odd n, n below one block, blocks of
     32 and 1024. Stages whose n must be a whole number of blocks get whole blocks. A
     stage with versions runs each of them at the odd sizes, the default also at n=100.
@@ -87,7 +87,7 @@ def edge_case_runs(source_text, versions, rows):
     if rows:
         return [run_rows(shape, block, v) for v in range(1, versions + 1)
                 for shape, block in (((3, 1000), 32), ((2, 4097), 256))] + [run_rows((65, 33), 1024)]
-    if "SizeRule::kMultipleOfBlock" in source_text:
+    if whole_blocks:
         return [run(1056, 32), run(1024, 1024), run(65536, 256)]
     if versions:
         return [run(n, block, v) for v in range(1, versions + 1)
@@ -193,10 +193,12 @@ def check_built(stage, source, exe, suite, out_dir, jobs, expect=None, hints=Non
         # A kernel that never finishes would hang each tool the same way.
         show("⏭  sanitizer 검사는 건너뜁니다: 테스트가 끝나지 않아 도구도 끝나지 않습니다.")
         return results
-    help_text = stage_help(exe)
-    multi_gpu = takes_gpus(help_text)
-    configs = sanitizer_configs(source_text, len(listed_versions(help_text)),
-                                takes_rows(help_text), multi_gpu)
+    facts = describe(exe)
+    if not facts:
+        raise Stop(f"check.sh: error: {exe} --describe gave no facts; build it again", 4)
+    multi_gpu = takes_gpus(facts)
+    configs = sanitizer_configs(whole_blocks_only(facts), len(listed_versions(facts)),
+                                takes_rows(facts), multi_gpu)
     # NCCL's set-up asks for kernels built for other GPUs and handles the
     # cudaErrorNoKernelImageForDevice it gets, which memcheck would count as errors; a failing
     # call of the stage's own is a CUDA_CHECK or NCCL_CHECK error the tests report.

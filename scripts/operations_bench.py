@@ -14,7 +14,7 @@ operations.md and operations.csv.
 import re
 
 from gpu_script import BIN, floor_model, run_csv, write_csv
-from stage_help import listed_versions, stage_help
+from stage_facts import describe, listed_versions
 
 MAX_SIZES = [1 << k for k in (16, 20, 24, 28, 30)]
 MAX_MAIN_N = 1 << 24
@@ -33,7 +33,7 @@ def repeat_for(n):
 
 def versions(executable):
     """[(1, 'interleaved addressing'), ...] from the executable's --help."""
-    return listed_versions(stage_help(BIN / executable))
+    return listed_versions(describe(BIN / executable))
 
 
 def tagged(row, **tags):

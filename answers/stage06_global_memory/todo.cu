@@ -45,8 +45,13 @@ reduce::DeviceValues launch_global(const reduce::Launch& run) {
 
 }  // namespace
 
+// One version; --version and --describe find it in this list.
+constexpr reduce::StageVersion kVersions[] = {{"global memory only", launch_global}};
+
 const reduce::StagePlan& reduce::stage_plan() {
-  static const StagePlan plan{6,          "global memory only", SizeRule::kAnyLength,
-                              Finish::kOnDevice, launch_global,   /*reduces_in_place=*/true};
+  static const StagePlan plan{.number = 6,
+                              .kind = StageKind::kVector,
+                              .versions = kVersions,
+                              .reduces_in_place = true};
   return plan;
 }

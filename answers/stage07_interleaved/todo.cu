@@ -50,8 +50,14 @@ reduce::DeviceValues launch_interleaved(const reduce::Launch& run) {
 
 }  // namespace
 
+// One version; --version and --describe find it in this list.
+constexpr reduce::StageVersion kVersions[] = {{"interleaved addressing", launch_interleaved}};
+
 const reduce::StagePlan& reduce::stage_plan() {
-  static const StagePlan plan{7, "interleaved addressing", SizeRule::kMultipleOfBlock,
-                              Finish::kOnHost, launch_interleaved};
+  static const StagePlan plan{.number = 7,
+                              .kind = StageKind::kVector,
+                              .sizes = SizeRule::kMultipleOfBlock,
+                              .finish = Finish::kOnHost,
+                              .versions = kVersions};
   return plan;
 }

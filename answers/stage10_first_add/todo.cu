@@ -52,8 +52,12 @@ reduce::DeviceValues launch_first_add(const reduce::Launch& run) {
 
 }  // namespace
 
+// One version; --version and --describe find it in this list.
+constexpr reduce::StageVersion kVersions[] = {{"first add during load", launch_first_add}};
+
 const reduce::StagePlan& reduce::stage_plan() {
-  static const StagePlan plan{10, "first add during load", SizeRule::kAnyLength,
-                              Finish::kOnDevice, launch_first_add};
+  static const StagePlan plan{.number = 10,
+                              .kind = StageKind::kVector,
+                              .versions = kVersions};
   return plan;
 }

@@ -77,8 +77,12 @@ reduce::DeviceValues launch_unrolled(const reduce::Launch& run) {
 
 }  // namespace
 
+// One version; --version and --describe find it in this list.
+constexpr reduce::StageVersion kVersions[] = {{"unroll the last warp", launch_unrolled}};
+
 const reduce::StagePlan& reduce::stage_plan() {
-  static const StagePlan plan{11, "unroll the last warp", SizeRule::kAnyLength,
-                              Finish::kOnDevice, launch_unrolled};
+  static const StagePlan plan{.number = 11,
+                              .kind = StageKind::kVector,
+                              .versions = kVersions};
   return plan;
 }

@@ -65,8 +65,12 @@ reduce::DeviceValues launch_shuffle(const reduce::Launch& run) {
 
 }  // namespace
 
+// One version; --version and --describe find it in this list.
+constexpr reduce::StageVersion kVersions[] = {{"warp shuffle", launch_shuffle}};
+
 const reduce::StagePlan& reduce::stage_plan() {
-  static const StagePlan plan{12, "warp shuffle", SizeRule::kAnyLength, Finish::kOnDevice,
-                              launch_shuffle};
+  static const StagePlan plan{.number = 12,
+                              .kind = StageKind::kVector,
+                              .versions = kVersions};
   return plan;
 }

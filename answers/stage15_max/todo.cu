@@ -271,21 +271,14 @@ constexpr reduce::StageVersion kVersions[] = {
     {"two elements per thread", launch_coarsened},
     {"grid-stride pass and one block", launch_grid_stride},
 };
-constexpr int kVersionCount = sizeof(kVersions) / sizeof(kVersions[0]);
 
 }  // namespace
 
 const reduce::StagePlan& reduce::stage_plan() {
-  static const StagePlan plan{15,
-                              kVersions[kVersionCount - 1].technique,
-                              SizeRule::kAnyLength,
-                              Finish::kOnDevice,
-                              kVersions[kVersionCount - 1].launch,
-                              false,
-                              nullptr,
-                              Operation::kMax,
-                              kVersions,
-                              kVersionCount,
-                              launch_argmax};
+  static const StagePlan plan{.number = 15,
+                              .kind = StageKind::kVector,
+                              .op = Operation::kMax,
+                              .versions = kVersions,
+                              .argmax = launch_argmax};
   return plan;
 }

@@ -270,22 +270,13 @@ constexpr reduce::StageVersion kVersions[] = {
     {"online, a warp per row", nullptr, warp_online},
     {"version 2 up to 1024 columns, else version 3", nullptr, by_row_length},
 };
-constexpr int kVersionCount = sizeof(kVersions) / sizeof(kVersions[0]);
 
 }  // namespace
 
 const reduce::StagePlan& reduce::stage_plan() {
-  static const StagePlan plan{16,
-                              kVersions[kVersionCount - 1].technique,
-                              SizeRule::kAnyLength,
-                              Finish::kOnDevice,
-                              nullptr,
-                              false,
-                              nullptr,
-                              Operation::kSoftmax,
-                              kVersions,
-                              kVersionCount,
-                              nullptr,
-                              kVersions[kVersionCount - 1].row_launch};
+  static const StagePlan plan{.number = 16,
+                              .kind = StageKind::kRows,
+                              .op = Operation::kSoftmax,
+                              .versions = kVersions};
   return plan;
 }

@@ -87,19 +87,14 @@ reduce::HostRun reduce_on_gpu(const std::vector<float>& input, unsigned block) {
   return run;
 }
 
+// One version; --version and --describe find it in this list.
+constexpr reduce::StageVersion kVersions[] = {{"host code: allocate, copy, launch, time, copy back, free"}};
+
 const reduce::StagePlan& reduce::stage_plan() {
-  static const StagePlan plan{20,
-                              "host code: allocate, copy, launch, time, copy back, free",
-                              SizeRule::kAnyLength,
-                              Finish::kOnHost,
-                              nullptr,
-                              false,
-                              nullptr,
-                              Operation::kSum,
-                              nullptr,
-                              0,
-                              nullptr,
-                              nullptr,
-                              reduce_on_gpu};
+  static const StagePlan plan{.number = 20,
+                              .kind = StageKind::kHostCode,
+                              .finish = Finish::kOnHost,
+                              .versions = kVersions,
+                              .host_run = reduce_on_gpu};
   return plan;
 }

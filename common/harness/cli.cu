@@ -28,6 +28,11 @@ int run_program(int argc, char** argv, const ProgramSpec& spec,
     std::fputs(spec.help.c_str(), stdout);
     return kExitMatch;
   }
+  if (program.options.describe) {
+    if (spec.describe.empty()) return fail(program.name, "--describe: this program has no stage facts", kExitBadOption);
+    std::printf("%s\n", spec.describe.c_str());
+    return kExitMatch;
+  }
   const std::string option_problem = spec.check ? spec.check(program.options) : "";
   if (!option_problem.empty()) return fail(program.name, option_problem, kExitBadOption);
 
@@ -41,7 +46,7 @@ int run_program(int argc, char** argv, const ProgramSpec& spec,
   try {
     std::string device_problem = select_device(program.options.device, probe.count);
     if (device_problem.empty()) {
-      device_problem = check_fits(program.options.n, spec.device_bytes(program.options.n));
+      device_problem = check_fits(program.options.n, spec.device_bytes(program.options));
     }
     if (!device_problem.empty()) return fail(program.name, device_problem, kExitBadOption);
     return body(program);

@@ -16,9 +16,10 @@ struct Program {
 };
 
 struct ProgramSpec {
-  std::string help;                                           // printed for --help
-  std::function<std::string(const Options&)> check;           // "" or a one-line option error
-  std::function<std::size_t(std::size_t n)> device_bytes;     // device memory n elements need
+  std::string help;                                         // printed for --help
+  std::function<std::string(const Options&)> check;         // "" or a one-line option error
+  std::function<std::size_t(const Options&)> device_bytes;  // device memory the run needs
+  std::string describe;  // one JSON line for --describe; empty: the program has none
 };
 
 // Parses the options, answers --help, checks them, finds and selects the device and

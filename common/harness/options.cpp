@@ -86,8 +86,9 @@ std::string apply(std::string_view name, std::string_view value, Options* opt) {
     (scale ? opt->scale : opt->offset) = d;
   } else if (name == "--block") {
     if (!parse_whole(value, kMaxBlock, &v) || !is_valid_block(v)) {
-      return "--block must be a power of two from 32 to 1024: 32, 64, 128, 256, 512 or "
-             "1024 (got '" + std::string(value) + "')";
+      return "--block must be a power of two from " + std::to_string(kMinBlock) + " to " +
+             std::to_string(kMaxBlock) + ": " + block_sizes_text() + " (got '" +
+             std::string(value) + "')";
     }
     opt->block = static_cast<unsigned>(v);
   } else if (name == "--seed") {
@@ -127,6 +128,10 @@ ParsedOptions parse_options(int argc, const char* const* argv) {
     }
     if (arg == "--csv") {
       parsed.options.csv = true;
+      continue;
+    }
+    if (arg == "--describe") {
+      parsed.options.describe = true;
       continue;
     }
     if (arg == "--dirty-l2") {
@@ -169,35 +174,59 @@ ParsedOptions parse_options(int argc, const char* const* argv) {
   return parsed;
 }
 
-std::string usage(const std::string& program, int stage_number, SizeRule sizes, Operation op) {
+std::vector<OptionHelp> stage_options(const StageFacts& facts) {
+  std::vector<OptionHelp> options;
+  const auto add = [&](const char* name, const std::string& text) { options.push_back({name, text}); };
+  if (facts.kind == StageKind::kRows) {
+    add("--rows", "  --rows R     rows of the matrix (default " + std::to_string(kDefaultRows) + ")\n");
+    add("--cols", "  --cols C     values per row (default " + std::to_string(kDefaultCols) +
+                      "); rows x cols at most " + std::to_string(kMaxN) + "\n");
+  } else {
+    add("--n", "  --n N        elements to reduce, 1 to " + std::to_string(kMaxN) + " (default " +
+                   std::to_string(kDefaultN) + ")" +
+                   (facts.sizes == SizeRule::kMultipleOfBlock
+                        ? ";\n               this stage needs a multiple of --block\n"
+                        : ";\n               this stage takes any length\n"));
+  }
+  add("--block", "  --block B    threads per block: " + block_sizes_text() + " (default 256)\n");
+  add("--seed", "  --seed S     std::mt19937 seed for the input, 0 to 4294967295 (default " +
+                    std::to_string(kDefaultSeed) + ")\n");
+  add("--offset", "  --offset O   each input value is O + S * u, u in [0, 1) from the seed (default 0)\n");
+  add("--scale", "  --scale S    (default 1); --offset -1000 --scale 2000 gives values from -1000 to 1000\n");
+  add("--repeat", "  --repeat R   timed runs, 1 to " + std::to_string(kMaxRepeat) +
+                      "; the median is reported (default 20)\n");
+  if (facts.kind == StageKind::kMultiGpu) {
+    add("--gpus", "  --gpus K     spread the input over GPUs 0 to K-1 (default: every visible GPU;\n"
+                  "               CUDA_VISIBLE_DEVICES picks which ones are visible)\n");
+  } else {
+    add("--device", "  --device D   CUDA device index (default 0)\n");
+  }
+  if (facts.versions > 1) {
+    add("--version", "  --version V  which version runs, 1 to " + std::to_string(facts.versions) +
+                         " (listed below)\n");
+  }
+  add("--csv", std::string("  --csv        print one line of ") + kCsvHeader + " instead of the report\n");
+  add("--dirty-l2", "  --dirty-l2   start each timed run with the L2 full of dirty lines (a write-only\n"
+                    "               flush) instead of clean (the default: nothing of the input in L2,\n"
+                    "               nothing left to write back)\n");
+  add("--describe", "  --describe   print this stage's facts as one JSON line and exit (no GPU needed)\n");
+  add("--help", "  --help       this text\n");
+  return options;
+}
+
+std::string usage(const std::string& program, const StageFacts& facts) {
   std::ostringstream out;
   out << "Usage: " << program << " [options]\n";
-  if (works_on_rows(op)) {
-    out << "Runs stage " << stage_number << " on every row of a matrix, checks it against the "
-        << "CPU and times it.\n\n"
-        << "  --rows R     rows of the matrix (default " << kDefaultRows << ")\n"
-        << "  --cols C     values per row (default " << kDefaultCols << "); rows x cols at most "
-        << kMaxN << "\n";
+  if (facts.kind == StageKind::kRows) {
+    out << "Runs stage " << facts.number << " on every row of a matrix, checks it against the "
+        << "CPU and times it.\n\n";
   } else {
-    out << "Runs stage " << stage_number << "'s reduction, checks it against the CPU and times it.\n\n"
-        << "  --n N        elements to reduce, 1 to " << kMaxN << " (default " << kDefaultN << ")"
-        << (sizes == SizeRule::kMultipleOfBlock ? ";\n               this stage needs a multiple of --block\n"
-                                                : ";\n               this stage takes any length\n");
+    out << "Runs stage " << facts.number << "'s reduction, checks it against the CPU and times it.\n\n";
   }
-  out << "  --block B    threads per block: 32, 64, 128, 256, 512 or 1024 (default 256)\n"
-      << "  --seed S     std::mt19937 seed for the input, 0 to 4294967295 (default "
-      << kDefaultSeed << ")\n"
-      << "  --offset O   each input value is O + S * u, u in [0, 1) from the seed (default 0)\n"
-      << "  --scale S    (default 1); --offset -1000 --scale 2000 gives values from -1000 to 1000\n"
-      << "  --repeat R   timed runs, 1 to " << kMaxRepeat << "; the median is reported (default 20)\n"
-      << "  --device D   CUDA device index (default 0)\n"
-      << "  --csv        print one line of " << kCsvHeader << " instead of the report\n"
-      << "  --dirty-l2   start each timed run with the L2 full of dirty lines (a write-only\n"
-      << "               flush) instead of clean (the default: nothing of the input in L2,\n"
-      << "               nothing left to write back)\n"
-      << "  --help       this text\n\n"
-      << "Exit codes: 0 matches the reference, 1 does not match, 2 bad option,\n"
-      << "            3 no CUDA device, 4 CUDA error.\n";
+  for (const OptionHelp& option : stage_options(facts)) out << option.text;
+  out << "\nExit codes: 0 matches the reference, 1 does not match, 2 bad option,\n"
+      << "            3 no CUDA device, 4 CUDA"
+      << (facts.kind == StageKind::kMultiGpu ? " or NCCL" : "") << " error.\n";
   return out.str();
 }
 

@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "common/harness/cache_state.h"
 #include "common/harness/input.h"
@@ -19,6 +20,7 @@ struct Options {
   int device = 0;
   bool help = false;
   bool csv = false;  // one machine-readable line instead of the report (for the benchmark)
+  bool describe = false;  // --describe: the stage's facts as one JSON line, no GPU needed
   CacheState cache = CacheState::kClean;  // --dirty-l2: kDirty
   int version = 0;  // --version V: which of a stage's versions runs; 0 = the stage's default
   // The row stages' matrix (--rows, --cols); n is always rows * cols for them.
@@ -49,8 +51,25 @@ struct ParsedOptions {
 // Accepts `--name value` and `--name=value`. Values must be plain decimal numbers.
 ParsedOptions parse_options(int argc, const char* const* argv);
 
+// What the options and the help text depend on: the facts of the stage's plan.
+struct StageFacts {
+  int number = 0;
+  StageKind kind = StageKind::kVector;
+  SizeRule sizes = SizeRule::kAnyLength;
+  int versions = 1;
+};
+
+// One option a stage takes and its lines in --help.
+struct OptionHelp {
+  std::string name;  // "--n"
+  std::string text;  // "  --n N        elements to reduce, ...\n"
+};
+
+// Every option this stage accepts, in --help's order: the one list --help prints and
+// --describe names, so the two cannot disagree.
+std::vector<OptionHelp> stage_options(const StageFacts& facts);
+
 // The help text; it says which sizes the stage takes.
-std::string usage(const std::string& program, int stage_number, SizeRule sizes,
-                  Operation op = Operation::kSum);
+std::string usage(const std::string& program, const StageFacts& facts);
 
 }  // namespace reduce

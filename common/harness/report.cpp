@@ -48,6 +48,10 @@ std::string format_row_report(const ReportData& r) {
 
 }  // namespace
 
+void report_failure(const std::string& key, const std::string& details) {
+  std::fprintf(stderr, "reduce-failure: %s %s\n", key.c_str(), details.c_str());
+}
+
 std::string format_report(const ReportData& r) {
   if (r.rows > 0) return format_row_report(r);
   char buffer[640];
@@ -68,7 +72,7 @@ std::string format_report(const ReportData& r) {
                 number("%.6f", r.gpu_sum).c_str(), number("%.3e", r.relative_error).c_str(),
                 r.exact ? " (the max must match exactly)" : "", r.cpu_ms, r.gpu_ms,
                 bandwidth_gbps(r.n, r.gpu_ms));
-  return buffer;
+  return buffer + (r.argmax_line.empty() ? "" : r.argmax_line + "\n");
 }
 
 std::string format_csv(const ReportData& r, unsigned block) {

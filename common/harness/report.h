@@ -31,6 +31,7 @@ struct ReportData {
   std::size_t cols = 0;
   double tolerance = 0.0;
   const char* error_scale = "its row's largest";  // what each value's error is measured against
+  std::string argmax_line;  // stage 15: "Argmax  : GPU 7, CPU 7 ✅", part of the verdict
 };
 
 // Bytes the stage must read (each input float once) per second, in GB/s (10^9 bytes).
@@ -40,6 +41,10 @@ double bandwidth_gbps(std::size_t n, double ms);
 double report_gbps(const ReportData& r);
 
 std::string format_report(const ReportData& r);
+
+// One line on stderr, "reduce-failure: <key> <details>", that the student check reads
+// (scripts' hint table, keyed the same) instead of the English sentence around it.
+void report_failure(const std::string& key, const std::string& details);
 
 // One machine-readable line (no newline) for --csv, in the columns of kCsvHeader.
 inline constexpr const char* kCsvHeader = "name,n,block,gpu_ms,gbps,relative_error,match";

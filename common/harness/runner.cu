@@ -2,6 +2,7 @@
 
 #include "common/argmax_key.h"
 #include "common/max_of.h"
+#include "common/harness/report.h"
 #include "common/harness/shared_poison.h"
 
 #include <stdexcept>
@@ -57,7 +58,9 @@ Launch StageRunner::launch_args(unsigned block) const {
           work_.get(), sm_count_, ticket_.get(), 0,               best_key_.get()};
 }
 
-DeviceValues StageRunner::launch(unsigned block) { return plan_.launch(launch_args(block)); }
+DeviceValues StageRunner::launch(unsigned block) {
+  return plan_.version(0).launch(launch_args(block));
+}
 
 std::size_t StageRunner::argmax(unsigned block) {
   if (plan_.argmax == nullptr) throw std::logic_error("this stage has no argmax");
@@ -81,8 +84,10 @@ RunOutput StageRunner::finish(const DeviceValues& values) const {
   unsigned int ticket = 0;
   CUDA_CHECK(cudaMemcpy(&ticket, ticket_.get(), sizeof ticket, cudaMemcpyDeviceToHost));
   if (ticket != 0) {
-    throw std::logic_error("stage " + std::to_string(plan_.number) + " left its ticket at " +
-                           std::to_string(ticket) + "; it must reset it to 0 for the next run");
+    const std::string problem = "stage " + std::to_string(plan_.number) + " left its ticket at " +
+                                std::to_string(ticket) + "; it must reset it to 0 for the next run";
+    report_failure("tests.ticket", problem);
+    throw std::logic_error(problem);
   }
   std::vector<float> host(values.count);
   CUDA_CHECK(cudaMemcpy(host.data(), values.data, host.size() * sizeof(float),

@@ -54,7 +54,7 @@ class StageRunner {
   RunOutput finish(const DeviceValues& values) const;
   const float* input() const { return input_.get() + input_offset_; }
 
-  const StagePlan& plan_;
+  const StagePlan plan_;  // a copy: callers often pass a with_version() temporary
   std::size_t n_;
   std::size_t input_offset_;
   DeviceBuffer<float> input_;

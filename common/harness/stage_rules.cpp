@@ -5,8 +5,19 @@
 namespace reduce {
 
 bool is_valid_block(unsigned long long block) {
-  const bool power_of_two = block != 0 && (block & (block - 1)) == 0;
-  return power_of_two && block >= kMinBlock && block <= kMaxBlock;
+  for (unsigned size : kBlockSizes) {
+    if (block == size) return true;
+  }
+  return false;
+}
+
+std::string block_sizes_text() {
+  std::string text;
+  for (std::size_t i = 0; i < std::size(kBlockSizes); ++i) {
+    if (i > 0) text += i + 1 == std::size(kBlockSizes) ? " or " : ", ";
+    text += std::to_string(kBlockSizes[i]);
+  }
+  return text;
 }
 
 std::string check_size(SizeRule rule, int stage_number, std::size_t n, unsigned block) {
@@ -22,14 +33,14 @@ std::string check_size(SizeRule rule, int stage_number, std::size_t n, unsigned 
   return msg.str();
 }
 
-std::string check_shape(Operation op, int stage_number, bool n_given, bool rows_given) {
+std::string check_shape(bool takes_rows, int stage_number, bool n_given, bool rows_given) {
   const std::string stage = "stage " + std::to_string(stage_number);
-  if (works_on_rows(op) && n_given) {
+  if (takes_rows && n_given) {
     return "--n: " + stage + " works on the rows of a matrix; give --rows R --cols C instead "
            "(default --rows " + std::to_string(kDefaultRows) + " --cols " +
            std::to_string(kDefaultCols) + ")";
   }
-  if (!works_on_rows(op) && rows_given) {
+  if (!takes_rows && rows_given) {
     return "--rows/--cols: " + stage + " reduces one vector; give --n N instead (--rows and "
            "--cols are for the row stages, 16 on)";
   }

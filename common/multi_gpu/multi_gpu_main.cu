@@ -1,6 +1,6 @@
-// main() of stage 18's executables: the options every stage takes plus --gpus K, the
-// input sharded over GPUs 0 to K-1, the timed span over all of them, and every GPU's
-// total checked against the CPU. The stage file supplies reduce::multi_gpu_plan().
+// StageKind::kMultiGpu (stage 18): the input sharded over GPUs 0 to K-1 (--gpus K), the
+// timed span over all of them, and every GPU's total checked against the CPU. Linked into
+// the many-GPU stage alone; main() (common/harness/stage_main.cu) dispatches here.
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -14,36 +14,10 @@
 #include "common/harness/options.h"
 #include "common/harness/reference.h"
 #include "common/harness/report.h"
+#include "common/harness/stage_kinds.h"
 
+namespace reduce {
 namespace {
-
-using namespace reduce;
-
-void replace_once(std::string& text, const std::string& from, const std::string& to) {
-  const std::size_t at = text.find(from);
-  if (at != std::string::npos) text.replace(at, from.size(), to);
-}
-
-// The usage every stage prints, with --gpus K in place of --device D.
-std::string help_text(const std::string& program, const MultiGpuPlan& plan) {
-  std::string text = usage(program, plan.number, SizeRule::kAnyLength);
-  replace_once(text, "  --device D   CUDA device index (default 0)\n",
-               "  --gpus K     spread the input over GPUs 0 to K-1 (default: every visible GPU;\n"
-               "               CUDA_VISIBLE_DEVICES picks which ones are visible)\n");
-  replace_once(text, "4 CUDA error.", "4 CUDA or NCCL error.");
-  return text;
-}
-
-std::string check_options(const MultiGpuPlan& plan, const Options& opt) {
-  std::string problem = check_shape(Operation::kSum, plan.number, opt.n_given, opt.rows_given);
-  if (!problem.empty()) return problem;
-  if (opt.version != 0) return "--version: stage 18 has only one version; leave --version out";
-  if (opt.device != 0) {
-    return "--device: stage 18 runs on GPUs 0 to K-1; choose how many with --gpus K (and "
-           "which with CUDA_VISIBLE_DEVICES)";
-  }
-  return check_size(SizeRule::kAnyLength, plan.number, opt.n, opt.block);
-}
 
 // "2 x NVIDIA H200 (GPUs 0-1), shards of 536870912 and 536870911 elements"
 std::string gpus_line(const MultiGpuRunner& runner) {
@@ -77,7 +51,7 @@ void explain(const std::string& program, int gpu, const MultiGpuTiming& timing) 
                                : " (the warm-up run or the last one)");
 }
 
-int run_stage(const MultiGpuPlan& plan, const Options& opt, const std::string& program, int gpus) {
+int run_on_gpus(const MultiGpuPlan& plan, const Options& opt, const std::string& program, int gpus) {
   std::vector<float> input = generate_input(opt.n, opt.seed);
   shift_and_scale(input, opt.offset, opt.scale);
   const auto start = std::chrono::steady_clock::now();
@@ -88,6 +62,7 @@ int run_stage(const MultiGpuPlan& plan, const Options& opt, const std::string& p
   const std::string problem = shard_problem(shards_for(plan, opt.n, gpus), opt.n);
   if (!problem.empty()) {
     std::fprintf(stderr, "%s: %s\n", program.c_str(), problem.c_str());
+    report_failure("tests.shards", problem);
     return kExitMismatch;
   }
   MultiGpuRunner runner(plan, gpus);
@@ -104,14 +79,15 @@ int run_stage(const MultiGpuPlan& plan, const Options& opt, const std::string& p
   if (wrong >= 0) explain(program, wrong, timing);
   const float shown = timing.last[wrong >= 0 ? wrong : 0];
   const std::string gpus_text = std::to_string(gpus) + " GPU" + (gpus == 1 ? "" : "s");
-  const ReportData report{opt.csv ? "Stage 18 x" + std::to_string(gpus) : "Stage 18 on " + gpus_text,
-                          opt.n,
-                          ref.value,
-                          shown,
-                          verify(shown, ref).relative_error,
-                          wrong < 0,
-                          std::chrono::duration<double, std::milli>(stop - start).count(),
-                          timing.median_ms};
+  const ReportData report{
+      .title = opt.csv ? "Stage 18 x" + std::to_string(gpus) : "Stage 18 on " + gpus_text,
+      .n = opt.n,
+      .cpu_sum = ref.value,
+      .gpu_sum = shown,
+      .relative_error = verify(shown, ref).relative_error,
+      .match = wrong < 0,
+      .cpu_ms = std::chrono::duration<double, std::milli>(stop - start).count(),
+      .gpu_ms = timing.median_ms};
   if (opt.csv) {
     std::printf("%s\n", format_csv(report, opt.block).c_str());
   } else {
@@ -124,26 +100,19 @@ int run_stage(const MultiGpuPlan& plan, const Options& opt, const std::string& p
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  const MultiGpuPlan& plan = multi_gpu_plan();
-  int wanted = 0;  // --gpus, kept for the memory check, which sees only n
-  const ProgramSpec spec{help_text(argv[0], plan),
-                         [&](const Options& opt) {
-                           wanted = opt.gpus;
-                           return check_options(plan, opt);
-                         },
-                         [&](std::size_t n) {
-                           std::string too_many;  // the body says it in one line
-                           return multi_gpu_bytes_needed(
-                               n, gpus_for(wanted, probe_devices().count, &too_many));
-                         }};
-  return run_program(argc, argv, spec, [&](const Program& program) {
-    std::string problem;
-    const int gpus = gpus_for(program.options.gpus, probe_devices().count, &problem);
-    if (!problem.empty()) {
-      std::fprintf(stderr, "%s: error: %s\n", program.name.c_str(), problem.c_str());
-      return static_cast<int>(kExitBadOption);
-    }
-    return run_stage(plan, program.options, program.name, gpus);
-  });
+int run_multi_gpu_stage(const StagePlan& plan, const Options& opt, const std::string& program) {
+  std::string problem;
+  const int gpus = gpus_for(opt.gpus, probe_devices().count, &problem);
+  if (!problem.empty()) {
+    std::fprintf(stderr, "%s: error: %s\n", program.c_str(), problem.c_str());
+    return static_cast<int>(kExitBadOption);
+  }
+  return run_on_gpus(*plan.multi_gpu, opt, program, gpus);
 }
+
+std::size_t multi_gpu_stage_bytes(const StagePlan&, const Options& opt) {
+  std::string too_many;  // run_multi_gpu_stage says it in one line
+  return multi_gpu_bytes_needed(opt.n, gpus_for(opt.gpus, probe_devices().count, &too_many));
+}
+
+}  // namespace reduce

@@ -1,6 +1,7 @@
 #include <string>
 
 #include "common/multi_gpu.h"
+#include "common/harness/report.h"
 
 namespace reduce {
 namespace {
@@ -30,6 +31,7 @@ void check_nccl(ncclResult_t status, const char* call, const char* file, int lin
   // names the argument or state NCCL refused, which the result code alone does not.
   const char* last = ncclGetLastError(nullptr);
   if (last != nullptr && last[0] != '\0') message += "; NCCL says: " + std::string(last);
+  report_failure("tests.nccl_error", message);
   throw NcclError(message + "; NCCL_DEBUG=WARN in the environment prints NCCL's own account");
 }
 

@@ -17,7 +17,7 @@ RowRunner::RowRunner(const StagePlan& plan, std::size_t rows, std::size_t cols,
       output_(rows * cols),
       gamma_(plan.op == Operation::kLayerNorm ? cols : 0),
       beta_(plan.op == Operation::kLayerNorm ? cols : 0) {
-  if (plan.row_launch == nullptr) {
+  if (plan.version(0).row_launch == nullptr) {
     throw std::logic_error("stage " + std::to_string(plan.number) + " has no row launch");
   }
   int device = 0;
@@ -62,7 +62,7 @@ void RowRunner::prepare() {
 }
 
 void RowRunner::launch(unsigned block) {
-  plan_.row_launch({input(), output_.get(), rows_, cols_, block, sm_count_, 0, gamma_.get(),
+  plan_.version(0).row_launch({input(), output_.get(), rows_, cols_, block, sm_count_, 0, gamma_.get(),
                     beta_.get()});
 }
 

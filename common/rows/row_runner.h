@@ -45,7 +45,7 @@ class RowRunner {
   std::vector<float> download_output() const;
   const float* input() const { return input_.get() + input_offset_; }
 
-  const StagePlan& plan_;
+  const StagePlan plan_;  // a copy: callers often pass a with_version() temporary
   std::size_t rows_;
   std::size_t cols_;
   std::size_t input_offset_;

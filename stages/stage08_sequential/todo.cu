@@ -39,8 +39,14 @@ reduce::DeviceValues launch_sequential(const reduce::Launch& run) {
 
 }  // namespace
 
+// One version; --version and --describe find it in this list.
+constexpr reduce::StageVersion kVersions[] = {{"sequential addressing", launch_sequential}};
+
 const reduce::StagePlan& reduce::stage_plan() {
-  static const StagePlan plan{8, "sequential addressing", SizeRule::kMultipleOfBlock,
-                              Finish::kOnHost, launch_sequential};
+  static const StagePlan plan{.number = 8,
+                              .kind = StageKind::kVector,
+                              .sizes = SizeRule::kMultipleOfBlock,
+                              .finish = Finish::kOnHost,
+                              .versions = kVersions};
   return plan;
 }

@@ -42,8 +42,12 @@ reduce::DeviceValues launch_any_length(const reduce::Launch& run) {
 
 }  // namespace
 
+// One version; --version and --describe find it in this list.
+constexpr reduce::StageVersion kVersions[] = {{"any length, finished on the GPU", launch_any_length}};
+
 const reduce::StagePlan& reduce::stage_plan() {
-  static const StagePlan plan{9, "any length, finished on the GPU", SizeRule::kAnyLength,
-                              Finish::kOnDevice, launch_any_length};
+  static const StagePlan plan{.number = 9,
+                              .kind = StageKind::kVector,
+                              .versions = kVersions};
   return plan;
 }

@@ -52,8 +52,12 @@ reduce::DeviceValues launch_coarsened(const reduce::Launch& run) {
 
 }  // namespace
 
+// One version; --version and --describe find it in this list.
+constexpr reduce::StageVersion kVersions[] = {{"thread coarsening", launch_coarsened}};
+
 const reduce::StagePlan& reduce::stage_plan() {
-  static const StagePlan plan{13, "thread coarsening", SizeRule::kAnyLength, Finish::kOnDevice,
-                              launch_coarsened};
+  static const StagePlan plan{.number = 13,
+                              .kind = StageKind::kVector,
+                              .versions = kVersions};
   return plan;
 }

@@ -132,8 +132,12 @@ reduce::DeviceValues launch_single_pass(const reduce::Launch& run) {
 
 }  // namespace
 
+// One version; --version and --describe find it in this list.
+constexpr reduce::StageVersion kVersions[] = {{"one launch, 16-byte loads", launch_single_pass}};
+
 const reduce::StagePlan& reduce::stage_plan() {
-  static const StagePlan plan{14, "one launch, 16-byte loads", SizeRule::kAnyLength,
-                              Finish::kOnDevice, launch_single_pass};
+  static const StagePlan plan{.number = 14,
+                              .kind = StageKind::kVector,
+                              .versions = kVersions};
   return plan;
 }

@@ -205,22 +205,13 @@ constexpr reduce::StageVersion kVersions[] = {
     {"Welford, a warp per row", nullptr, launch_rows<WarpRow, kWelford>},
     {"version 3 up to 128 columns, 2 up to 1024, else 4", nullptr, by_row_length},
 };
-constexpr int kVersionCount = sizeof(kVersions) / sizeof(kVersions[0]);
 
 }  // namespace
 
 const reduce::StagePlan& reduce::stage_plan() {
-  static const StagePlan plan{17,
-                              kVersions[kVersionCount - 1].technique,
-                              SizeRule::kAnyLength,
-                              Finish::kOnDevice,
-                              nullptr,
-                              false,
-                              nullptr,
-                              Operation::kLayerNorm,
-                              kVersions,
-                              kVersionCount,
-                              nullptr,
-                              kVersions[kVersionCount - 1].row_launch};
+  static const StagePlan plan{.number = 17,
+                              .kind = StageKind::kRows,
+                              .op = Operation::kLayerNorm,
+                              .versions = kVersions};
   return plan;
 }

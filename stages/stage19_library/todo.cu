@@ -176,20 +176,12 @@ constexpr reduce::StageVersion kVersions[] = {
     {"thrust::reduce", launch_thrust},
     {"cub::DeviceReduce::Sum", launch_device_reduce},
 };
-constexpr int kVersionCount = sizeof(kVersions) / sizeof(kVersions[0]);
 
 }  // namespace
 
 const reduce::StagePlan& reduce::stage_plan() {
-  static const StagePlan plan{19,
-                              kVersions[kVersionCount - 1].technique,
-                              SizeRule::kAnyLength,
-                              Finish::kOnDevice,
-                              kVersions[kVersionCount - 1].launch,
-                              false,
-                              nullptr,
-                              Operation::kSum,
-                              kVersions,
-                              kVersionCount};
+  static const StagePlan plan{.number = 19,
+                              .kind = StageKind::kVector,
+                              .versions = kVersions};
   return plan;
 }

@@ -25,7 +25,7 @@ namespace {
 
 using namespace reduce;
 
-constexpr unsigned kBlocks[] = {32, 64, 128, 256, 512, 1024};
+constexpr auto& kBlocks = reduce::kBlockSizes;
 constexpr float kInf = std::numeric_limits<float>::infinity();
 constexpr float kNan = std::numeric_limits<float>::quiet_NaN();
 
@@ -55,7 +55,7 @@ class MaxSuite : public GpuSuite<std::tuple<int, unsigned>> {
   StagePlan plan() const { return with_version(stage_plan(), version()); }
 
   std::string where(std::size_t n) const {
-    return "version " + std::to_string(version()) + " (" + plan().technique + "), n = " +
+    return "version " + std::to_string(version()) + " (" + plan().technique() + "), n = " +
            std::to_string(n) + ", block = " + std::to_string(block());
   }
 
@@ -222,7 +222,7 @@ INSTANTIATE_TEST_SUITE_P(Blocks, ArgmaxSuite, ::testing::ValuesIn(kBlocks),
 
 INSTANTIATE_TEST_SUITE_P(
     Versions, MaxSuite,
-    ::testing::Combine(::testing::Range(1, stage_plan().version_count + 1),
+    ::testing::Combine(::testing::Range(1, stage_plan().default_version() + 1),
                        ::testing::ValuesIn(kBlocks)),
     [](const auto& info) {
       return "block" + std::to_string(std::get<1>(info.param)) + "_version" +

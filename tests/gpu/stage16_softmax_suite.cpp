@@ -23,7 +23,7 @@ namespace {
 
 using namespace reduce;
 
-constexpr unsigned kBlocks[] = {32, 64, 128, 256, 512, 1024};
+constexpr auto& kBlocks = reduce::kBlockSizes;
 constexpr float kInf = std::numeric_limits<float>::infinity();
 constexpr float kNan = std::numeric_limits<float>::quiet_NaN();
 
@@ -50,7 +50,7 @@ class SoftmaxSuite : public GpuSuite<std::tuple<int, unsigned>> {
   StagePlan plan() const { return with_version(stage_plan(), version()); }
 
   std::string where(Shape shape) const {
-    return "version " + std::to_string(version()) + " (" + plan().technique + "), " +
+    return "version " + std::to_string(version()) + " (" + plan().technique() + "), " +
            std::to_string(shape.rows) + " rows x " + std::to_string(shape.cols) +
            " columns, block = " + std::to_string(block());
   }
@@ -145,7 +145,7 @@ TEST_P(SoftmaxSuite, InputIsUnchanged) {
 
 std::vector<int> all_versions() {
   std::vector<int> versions;
-  for (int v = 1; v <= stage_plan().version_count; ++v) versions.push_back(v);
+  for (int v = 1; v <= stage_plan().default_version(); ++v) versions.push_back(v);
   return versions;
 }
 

@@ -22,7 +22,7 @@ namespace {
 
 using namespace reduce;
 
-constexpr unsigned kBlocks[] = {32, 64, 128, 256, 512, 1024};
+constexpr auto& kBlocks = reduce::kBlockSizes;
 constexpr float kNan = std::numeric_limits<float>::quiet_NaN();
 
 struct Shape {
@@ -46,10 +46,10 @@ class LayerNormSuite : public GpuSuite<std::tuple<int, unsigned>> {
   unsigned block() const { return std::get<1>(GetParam()); }
   StagePlan plan() const { return with_version(stage_plan(), version()); }
   // Version 1 is the one-pass shortcut the lesson shows failing.
-  bool one_pass() const { return std::string(plan().technique).rfind("one pass", 0) == 0; }
+  bool one_pass() const { return std::string(plan().technique()).rfind("one pass", 0) == 0; }
 
   std::string where(Shape shape) const {
-    return "version " + std::to_string(version()) + " (" + plan().technique + "), " +
+    return "version " + std::to_string(version()) + " (" + plan().technique() + "), " +
            std::to_string(shape.rows) + " rows x " + std::to_string(shape.cols) +
            " columns, block = " + std::to_string(block());
   }
@@ -157,7 +157,7 @@ TEST_P(LayerNormSuite, InputIsUnchanged) {
 
 std::vector<int> all_versions() {
   std::vector<int> versions;
-  for (int v = 1; v <= stage_plan().version_count; ++v) versions.push_back(v);
+  for (int v = 1; v <= stage_plan().default_version(); ++v) versions.push_back(v);
   return versions;
 }
 

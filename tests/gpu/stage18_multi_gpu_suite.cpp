@@ -17,7 +17,7 @@ namespace {
 
 using namespace reduce;
 
-constexpr unsigned kBlocks[] = {32, 64, 128, 256, 512, 1024};
+constexpr auto& kBlocks = reduce::kBlockSizes;
 const std::vector<std::size_t> kSizes = {1, 2, 3, 31, 33, 1000, 4097, 65537, (1u << 20) + 3};
 
 class MultiGpuSuite : public GpuSuite<int> {
@@ -59,11 +59,11 @@ TEST_P(MultiGpuSuite, ShardsFollowEachOtherAndCoverN) {
     for (std::size_t n : {std::size_t{1}, std::size_t{2}, std::size_t{7}, std::size_t{8},
                           std::size_t{9}, std::size_t{1000}, std::size_t{65537},
                           std::size_t{2147483647}}) {
-      const std::vector<Shard> shards = shards_for(multi_gpu_plan(), n, k);
-      EXPECT_EQ(shard_problem(shards, n), "") << k << " GPUs, n = " << n;
+      const std::vector<Shard> shards = shards_for(*stage_plan().multi_gpu, n, k);
+      EXPECT_EQ(shard_problem(shards, n), "") << "reduce-failure: tests.shards " << k << " GPUs, n = " << n;
       for (int g = 0; g < k; ++g) {
         EXPECT_LE(shards[g].count, (n + k - 1) / k)
-            << "shard_of(" << n << ", " << k << ", " << g << ") holds " << shards[g].count
+            << "reduce-failure: tests.shards shard_of(" << n << ", " << k << ", " << g << ") holds " << shards[g].count
             << " elements: no GPU should get more than ceil(n / gpus) (TODO 1)";
       }
     }
@@ -71,14 +71,14 @@ TEST_P(MultiGpuSuite, ShardsFollowEachOtherAndCoverN) {
 }
 
 TEST_P(MultiGpuSuite, DefaultInputMatchesOnEveryGpu) {
-  MultiGpuRunner runner(multi_gpu_plan(), gpus());
+  MultiGpuRunner runner(*stage_plan().multi_gpu, gpus());
   const std::vector<float> input = generate_input(kDefaultN, kDefaultSeed);
   runner.upload(input);
   expect_totals_match(runner.run(256), input, where(kDefaultN, 256));
 }
 
 TEST_P(MultiGpuSuite, EveryBlockAndOddLengthMatches) {
-  MultiGpuRunner runner(multi_gpu_plan(), gpus());
+  MultiGpuRunner runner(*stage_plan().multi_gpu, gpus());
   for (std::size_t n : kSizes) {
     const std::vector<float> input = generate_input(n, static_cast<std::uint32_t>(n));
     runner.upload(input);
@@ -88,7 +88,7 @@ TEST_P(MultiGpuSuite, EveryBlockAndOddLengthMatches) {
 
 TEST_P(MultiGpuSuite, ExactIntegerInputGivesExactSum) {
   // Any element dropped or counted twice, on any GPU, changes the total.
-  MultiGpuRunner runner(multi_gpu_plan(), gpus());
+  MultiGpuRunner runner(*stage_plan().multi_gpu, gpus());
   for (std::size_t n : {std::size_t{3}, std::size_t{65537}, std::size_t{1} << 22}) {
     std::int64_t exact = 0;
     const std::vector<float> input = exact_input(n, static_cast<std::uint32_t>(n), &exact);
@@ -101,7 +101,7 @@ TEST_P(MultiGpuSuite, ExactIntegerInputGivesExactSum) {
 }
 
 TEST_P(MultiGpuSuite, SameInputGivesBitIdenticalSums) {
-  MultiGpuRunner runner(multi_gpu_plan(), gpus());
+  MultiGpuRunner runner(*stage_plan().multi_gpu, gpus());
   const std::vector<float> input = generate_input((1u << 22) + 5, 7u);
   runner.upload(input);
   const std::vector<float> first = runner.run(256);
@@ -111,7 +111,7 @@ TEST_P(MultiGpuSuite, SameInputGivesBitIdenticalSums) {
 }
 
 TEST_P(MultiGpuSuite, TimedRunsMatchAndTakeTime) {
-  MultiGpuRunner runner(multi_gpu_plan(), gpus());
+  MultiGpuRunner runner(*stage_plan().multi_gpu, gpus());
   const std::vector<float> input = generate_input(kDefaultN, kDefaultSeed);
   runner.upload(input);
   const MultiGpuTiming timing = runner.time(256, 3, CacheState::kClean);

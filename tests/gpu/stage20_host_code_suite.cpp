@@ -19,7 +19,7 @@ namespace {
 
 using namespace reduce;
 
-constexpr unsigned kBlocks[] = {32, 64, 128, 256, 512, 1024};
+constexpr auto& kBlocks = reduce::kBlockSizes;
 const std::vector<std::size_t> kSizes = {1,    2,    31,   32,    33,      255,     256,
                                          257,  1000, 4097, 65537, 1u << 20, 16777217};
 
@@ -88,7 +88,7 @@ TEST_P(HostCodeSuite, DeviceMemoryIsGivenBack) {
   const DeviceHoldings before = device_holdings();
   for (int call = 0; call < 4; ++call) expect_matches(input);
   const std::string kept = kept_after_calls(holdings_gained(before, device_holdings()), 4);
-  EXPECT_EQ(kept, "") << where(input.size()) << ": " << kept
+  EXPECT_EQ(kept, "") << "reduce-failure: tests.leak " << where(input.size()) << ": " << kept
                       << ": cudaFree what you allocate and destroy the events";
 }
 

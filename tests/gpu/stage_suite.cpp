@@ -24,7 +24,7 @@ namespace {
 
 using namespace reduce;
 
-constexpr unsigned kBlocks[] = {32, 64, 128, 256, 512, 1024};
+constexpr auto& kBlocks = reduce::kBlockSizes;
 
 // Sizes the stage accepts at this block size: the smallest valid one, a few small and
 // odd counts, and counts large enough for many waves of blocks.
@@ -67,9 +67,9 @@ std::vector<std::size_t> exact_sizes(SizeRule rule, unsigned block) {
 // The versions a stage offers (--version 1 .. N, stage 19's library calls), or just 0, the
 // stage's own launch, for a stage with one version.
 std::vector<int> suite_versions() {
-  std::vector<int> versions = {0};
-  const int count = stage_plan().version_count;
-  if (count > 0) versions.clear();
+  const int count = stage_plan().default_version();
+  if (count == 1) return {0};
+  std::vector<int> versions;
   for (int v = 1; v <= count; ++v) versions.push_back(v);
   return versions;
 }
@@ -84,7 +84,7 @@ class StageSuite : public GpuSuite<std::tuple<int, unsigned>> {
   std::string where(std::size_t n) const {
     const std::string shape = "n = " + std::to_string(n) + ", block = " + std::to_string(block());
     if (version() == 0) return shape;
-    return "version " + std::to_string(version()) + " (" + plan().technique + "), " + shape;
+    return "version " + std::to_string(version()) + " (" + plan().technique() + "), " + shape;
   }
 
   // Runs the stage once on `input` and checks the sum against the CPU reference.

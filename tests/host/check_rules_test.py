@@ -101,9 +101,18 @@ class SuiteVerdicts(unittest.TestCase):
                          "tests.exact")
         self.assertEqual(self.key([("SameInputGivesBitIdenticalSums", 256, "first run 1")]),
                          "tests.repeat")
-        self.assertEqual(self.key([("A", 64, "C++ exception: stage 14 left its ticket at 3")]),
+        self.assertEqual(self.key([("A", 64, "C++ exception: stage 14 left its ticket at 3")],
+                                  text="reduce-failure: tests.ticket stage 14 left its ticket at 3"),
                          "tests.ticket")
-        self.assertEqual(self.key([("A", 64, "x (cudaErrorIllegalAddress)")]), "tests.cuda_error")
+        self.assertEqual(self.key([("A", 64, "x (cudaErrorIllegalAddress)")],
+                                  text="reduce-failure: tests.cuda_error x (cudaErrorIllegalAddress)"),
+                         "tests.cuda_error")
+        # The sentence alone is no longer read: only the key counts.
+        self.assertEqual(self.key([("A", 64, "C++ exception: stage 14 left its ticket at 3")]),
+                         "tests.wrong")
+        # A ticket left behind explains the CUDA error after it.
+        both = "reduce-failure: tests.cuda_error x\nreduce-failure: tests.ticket y"
+        self.assertEqual(self.key([("A", 64, "z")], text=both), "tests.ticket")
         self.assertEqual(self.key([("A", 64, wrong)], text="reduce-check: __shfl_down_sync at /x/todo.cu:5 ran in lane 16"),
                          "tests.mask")
 
@@ -111,10 +120,10 @@ class SuiteVerdicts(unittest.TestCase):
         gpus = lambda name, msg: {"tests": 1, "testsuites": [{"testsuite": [
             {"name": f"{name}/gpus1", "failures": [{"failure": msg}]}]}]}
         cases = {
-            "sum_on_every_gpu (TODO 3): GPU 0's shard was never summed": "tests.device",
-            "sum_on_every_gpu (TODO 4): the ncclAllReduce of GPU 0 uses ncclMax": "tests.nccl_usage",
-            "shard_of(..., g = 1) = {begin 4, count 4} for n = 7 over 2 GPUs": "tests.shards",
-            "ncclCommInitAll(comms) failed at x.cu:3: invalid usage (ncclInvalidUsage)":
+            "reduce-failure: tests.device sum_on_every_gpu (TODO 3): GPU 0's shard was never summed": "tests.device",
+            "reduce-failure: tests.nccl_usage sum_on_every_gpu (TODO 4): the ncclAllReduce of GPU 0 uses ncclMax": "tests.nccl_usage",
+            "reduce-failure: tests.shards shard_of(..., g = 1) = {begin 4, count 4} for n = 7 over 2 GPUs": "tests.shards",
+            "reduce-failure: tests.nccl_error ncclCommInitAll(comms) failed at x.cu:3: invalid usage (ncclInvalidUsage)":
                 "tests.nccl_error",
         }
         for message, key in cases.items():

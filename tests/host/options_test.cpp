@@ -65,12 +65,12 @@ TEST(Options, Limits) {
 TEST(Options, Help) {
   EXPECT_TRUE(parse({"--help"}).options.help);
   EXPECT_TRUE(parse({"-h"}).options.help);
-  const std::string text = reduce::usage("stage07", 7, reduce::SizeRule::kMultipleOfBlock);
+  const std::string text = reduce::usage("stage07", {.number = 7, .sizes = reduce::SizeRule::kMultipleOfBlock});
   for (const char* option : {"--n", "--block", "--seed", "--repeat", "--device", "--help"}) {
     EXPECT_NE(text.find(option), std::string::npos) << option;
   }
   EXPECT_NE(text.find("needs a multiple of --block"), std::string::npos);
-  EXPECT_NE(reduce::usage("stage09", 9, reduce::SizeRule::kAnyLength).find("any length"),
+  EXPECT_NE(reduce::usage("stage09", {.number = 9}).find("any length"),
             std::string::npos);
 }
 

@@ -58,13 +58,13 @@ TEST(StageRules, AnyLengthTakesEverything) {
 TEST(StageRules, EachStageTakesItsOwnShape) {
   using reduce::check_shape;
   using reduce::Operation;
-  EXPECT_EQ(check_shape(Operation::kSum, 9, true, false), "");
-  EXPECT_EQ(check_shape(Operation::kMax, 15, false, false), "");
-  EXPECT_EQ(check_shape(Operation::kSoftmax, 16, false, true), "");
-  EXPECT_EQ(check_shape(Operation::kSoftmax, 16, false, false), "");  // the default matrix
-  const std::string rows = check_shape(Operation::kSoftmax, 16, true, false);
+  EXPECT_EQ(check_shape(false, 9, true, false), "");
+  EXPECT_EQ(check_shape(false, 15, false, false), "");
+  EXPECT_EQ(check_shape(true, 16, false, true), "");
+  EXPECT_EQ(check_shape(true, 16, false, false), "");  // the default matrix
+  const std::string rows = check_shape(true, 16, true, false);
   EXPECT_NE(rows.find("--rows R --cols C"), std::string::npos) << rows;
-  const std::string vector = check_shape(Operation::kSum, 7, false, true);
+  const std::string vector = check_shape(false, 7, false, true);
   EXPECT_NE(vector.find("--n N"), std::string::npos) << vector;
   EXPECT_TRUE(reduce::works_on_rows(Operation::kSoftmax));
   EXPECT_FALSE(reduce::works_on_rows(Operation::kMax));

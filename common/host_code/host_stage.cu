@@ -1,0 +1,76 @@
+// StageKind::kHostCode (stage 20): the stage's own host code, once to warm up and then
+// --repeat times, each after the L2 flush; its events' times, the block sums it returns,
+// and the memory and events it gives back.
+#include <cmath>
+#include <cstdio>
+
+#include "common/harness/stage_kinds.h"
+#include "common/harness/timing.h"
+#include "common/host_code/host_runner.h"
+
+namespace reduce {
+namespace {
+
+// What went wrong in the host code, in one line, or an empty line. Only a leak has a
+// failure key of its own; the others show as a wrong or NaN sum.
+struct HostProblem {
+  std::string key;
+  std::string line;
+};
+
+HostProblem host_code_problem(const HostOutcome& out, const DeviceHoldings& kept, int calls) {
+  if (out.blocks == 0) return {"", "no block sums came back: fill run.block_sums (TODO 4)"};
+  if (out.unwritten) {
+    return {"",
+            "a block sum is still NaN: the block sums were never copied back from the device "
+            "(cudaMemcpy ... cudaMemcpyDeviceToHost, TODO 4)"};
+  }
+  if (!(out.kernel_ms > 0.0f) || !std::isfinite(out.kernel_ms)) {
+    return {"", "kernel_ms is " + std::to_string(out.kernel_ms) +
+                               ": record the two events around the launch, wait for the second "
+                               "and read the time between them (TODO 3)"};
+  }
+  const std::string kept_line = kept_after_calls(kept, calls);
+  if (!kept_line.empty()) {
+    return {"tests.leak", kept_line + ": cudaFree what you allocated and destroy the events (TODO 5)"};
+  }
+  return {};
+}
+
+}  // namespace
+
+int run_host_stage(const StagePlan& plan, const Options& opt, const std::string& program) {
+  const std::vector<float> input = stage_input(opt);
+  double cpu_ms = 0.0;
+  const Reference ref = timed_reference(plan.op, input, &cpu_ms);
+  L2Flusher l2(opt.cache);
+  const DeviceHoldings before = device_holdings();
+  const HostOutcome warmup = run_host_code(plan, input, opt.block);
+  HostOutcome last = warmup;
+  std::vector<double> ms;
+  for (int pass = 0; pass < opt.repeat; ++pass) {
+    l2.flush(pass);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    last = run_host_code(plan, input, opt.block);
+    ms.push_back(last.kernel_ms);
+  }
+  const DeviceHoldings kept = holdings_gained(before, device_holdings());
+  const HostProblem problem = host_code_problem(last, kept, opt.repeat + 1);
+  if (!problem.line.empty()) {
+    std::fprintf(stderr, "%s: %s\n", program.c_str(), problem.line.c_str());
+    if (!problem.key.empty()) report_failure(problem.key, problem.line);
+  }
+  const Verdict verdict = verify(last.sum, ref);
+  const Verdict first = verify(warmup.sum, ref);
+  const ReportData report{.title = opt.csv ? csv_title(plan, 0) : report_title(plan, 0),
+                          .n = opt.n,
+                          .cpu_sum = ref.value,
+                          .gpu_sum = last.sum,
+                          .relative_error = verdict.relative_error,
+                          .match = verdict.match && first.match && problem.line.empty(),
+                          .cpu_ms = cpu_ms,
+                          .gpu_ms = median(ms)};
+  return print_report(report, opt);
+}
+
+}  // namespace reduce

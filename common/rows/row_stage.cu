@@ -1,0 +1,63 @@
+// StageKind::kRows: a matrix through the stage, each value checked against the CPU's.
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+
+#include "common/harness/stage_kinds.h"
+#include "common/rows/row_reference.h"
+#include "common/rows/row_runner.h"
+
+namespace reduce {
+namespace {
+
+void explain_mismatch(const RowTiming& timing, const RowReference& ref, const RowVerdict& last,
+                      const RowVerdict& warmup, const Options& opt, const std::string& program) {
+  if (!last.match) {
+    std::fprintf(stderr, "%s: row %zu, column %zu: GPU %g, CPU %g%s\n", program.c_str(),
+                 last.worst / opt.cols, last.worst % opt.cols,
+                 static_cast<double>(timing.last[last.worst]), ref.value(last.worst),
+                 std::isnan(timing.last[last.worst])
+                     ? " (the harness fills the output with NaN before each run: a NaN there "
+                       "was never written, or came from a NaN in the computation)"
+                     : "");
+  } else if (!warmup.match) {
+    std::fprintf(stderr, "%s: the untimed warm-up run differs at row %zu, column %zu\n",
+                 program.c_str(), warmup.worst / opt.cols, warmup.worst % opt.cols);
+  }
+}
+
+}  // namespace
+
+int run_row_stage(const StagePlan& stage, const Options& opt, const std::string& program) {
+  const StagePlan plan = with_version(stage, opt.version);
+  const std::vector<float> input = stage_input(opt);
+  const LayerNormParams params =
+      plan.op == Operation::kLayerNorm ? layer_norm_params(opt.cols, opt.seed) : LayerNormParams{};
+  const auto start = std::chrono::steady_clock::now();
+  const RowReference ref(plan.op, input, opt.rows, opt.cols, params);
+  const auto stop = std::chrono::steady_clock::now();
+
+  RowRunner runner(plan, opt.rows, opt.cols);
+  runner.upload(input);
+  if (plan.op == Operation::kLayerNorm) runner.upload_params(params.gamma, params.beta);
+  const RowTiming timing = runner.time(opt.block, opt.repeat, opt.cache);
+  const RowVerdict warmup = ref.verify(timing.warmup.data());
+  const RowVerdict last = ref.verify(timing.last.data());
+  explain_mismatch(timing, ref, last, warmup, opt, program);
+  const ReportData report{
+      .title = opt.csv ? csv_title(stage, opt.version) : report_title(stage, opt.version),
+      .n = opt.n,
+      .cpu_sum = 0.0,
+      .gpu_sum = 0.0f,
+      .relative_error = last.error,
+      .match = last.match && warmup.match,
+      .cpu_ms = std::chrono::duration<double, std::milli>(stop - start).count(),
+      .gpu_ms = timing.median_ms,
+      .rows = opt.rows,
+      .cols = opt.cols,
+      .tolerance = last.tolerance,
+      .error_scale = plan.op == Operation::kLayerNorm ? "its own scale" : "its row's largest"};
+  return print_report(report, opt);
+}
+
+}  // namespace reduce
