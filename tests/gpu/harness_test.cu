@@ -37,9 +37,15 @@ class Harness : public ::testing::Test {
 DeviceValues launch_nothing(const Launch& run) { return {run.partials, run.n / run.block}; }
 DeviceValues launch_nothing_but_claim_one(const Launch& run) { return {run.partials, 1}; }
 DeviceValues leave_two_values(const Launch& run) { return {run.partials, 2}; }
+constexpr StageVersion kIdle[] = {{"idle", launch_nothing}};
+constexpr StageVersion kIdleClaimingOne[] = {{"idle", launch_nothing_but_claim_one}};
+constexpr StageVersion kBad[] = {{"bad", leave_two_values}};
 
 TEST_F(Harness, PoisonMakesAStageThatNeverWritesFail) {
-  const StagePlan idle{99, "idle", SizeRule::kMultipleOfBlock, Finish::kOnHost, launch_nothing};
+  const StagePlan idle{.number = 99,
+                       .sizes = SizeRule::kMultipleOfBlock,
+                       .finish = Finish::kOnHost,
+                       .versions = kIdle};
   const std::vector<float> input = generate_input(4096);
   StageRunner runner(idle, input.size());
   runner.upload(input);
@@ -49,8 +55,7 @@ TEST_F(Harness, PoisonMakesAStageThatNeverWritesFail) {
 }
 
 TEST_F(Harness, PoisonIsRenewedBeforeEveryRun) {
-  const StagePlan idle{99, "idle", SizeRule::kAnyLength, Finish::kOnDevice,
-                       launch_nothing_but_claim_one};
+  const StagePlan idle{.number = 99, .versions = kIdleClaimingOne};
   StageRunner runner(idle, 1024);
   runner.upload(generate_input(1024));
   EXPECT_TRUE(std::isnan(runner.run(32).sum));
@@ -60,7 +65,7 @@ TEST_F(Harness, PoisonIsRenewedBeforeEveryRun) {
 }
 
 TEST_F(Harness, DeviceStageMustLeaveOneValue) {
-  const StagePlan bad{99, "bad", SizeRule::kAnyLength, Finish::kOnDevice, leave_two_values};
+  const StagePlan bad{.number = 99, .versions = kBad};
   StageRunner runner(bad, 1024);
   runner.upload(generate_input(1024));
   EXPECT_THROW(runner.run(32), std::logic_error);
