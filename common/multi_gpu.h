@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "common/cuda_check.h"
@@ -19,9 +20,11 @@
 
 namespace reduce {
 
+// Any NCCL failure, the stage's or the harness's. Making one prints its
+// "reduce-failure: tests.nccl_error" line (common/harness/report.h) for the student check.
 class NcclError : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit NcclError(const std::string& what);
 };
 
 // Throws NcclError("<call> failed at <file>:<line>: <message> (<result name>)"), with

@@ -183,7 +183,6 @@ def check_built(stage, source, exe, suite, out_dir, jobs, expect=None, hints=Non
     """Runs the GPU tests, then the sanitizers (in parallel), handing each verdict's line
     to `show` in a fixed order. With `expect` a failure key, stops as soon as it shows."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    source_text = pathlib.Path(source).read_text(encoding="utf-8", errors="replace")
     hints = hints if hints is not None else check_rules.load_hints(stage_dir(stage))
     results = [run_suite(suite, source, out_dir, suite_timeout)]
     show(verdict_line(results[0], hints))

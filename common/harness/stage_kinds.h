@@ -15,7 +15,7 @@ namespace reduce {
 int run_vector_stage(const StagePlan& plan, const Options& opt, const std::string& program);
 int run_row_stage(const StagePlan& plan, const Options& opt, const std::string& program);
 int run_host_stage(const StagePlan& plan, const Options& opt, const std::string& program);
-// kMultiGpu (common/multi_gpu/multi_gpu_main.cu): linked into the many-GPU stage alone,
+// kMultiGpu (common/multi_gpu/multi_gpu_stage.cu): linked into the many-GPU stage alone,
 // which needs NCCL.
 int run_multi_gpu_stage(const StagePlan& plan, const Options& opt, const std::string& program);
 std::size_t multi_gpu_stage_bytes(const StagePlan& plan, const Options& opt);

@@ -12,7 +12,7 @@
 #include "common/rows/row_runner.h"
 #include "common/harness/runner.h"
 
-// Stand-ins for the many-GPU runner (common/multi_gpu/multi_gpu_main.cu), which only the
+// Stand-ins for the many-GPU runner (common/multi_gpu/multi_gpu_stage.cu), which only the
 // many-GPU stage links (it needs NCCL) and whose definitions then take their place. No
 // other plan has kind kMultiGpu, and plan_problem() refuses one without its MultiGpuPlan.
 __attribute__((weak)) int reduce::run_multi_gpu_stage(const StagePlan&, const Options&,

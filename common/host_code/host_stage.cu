@@ -11,30 +11,24 @@
 namespace reduce {
 namespace {
 
-// What went wrong in the host code, in one line, or an empty line. Only a leak has a
-// failure key of its own; the others show as a wrong or NaN sum.
-struct HostProblem {
-  std::string key;
-  std::string line;
-};
-
-HostProblem host_code_problem(const HostOutcome& out, const DeviceHoldings& kept, int calls) {
-  if (out.blocks == 0) return {"", "no block sums came back: fill run.block_sums (TODO 4)"};
+// What went wrong in the host code, in one line, or "". A leak also prints its failure
+// key; the other problems show as a wrong or NaN sum.
+std::string host_code_problem(const HostOutcome& out, const DeviceHoldings& kept, int calls) {
+  if (out.blocks == 0) return "no block sums came back: fill run.block_sums (TODO 4)";
   if (out.unwritten) {
-    return {"",
-            "a block sum is still NaN: the block sums were never copied back from the device "
-            "(cudaMemcpy ... cudaMemcpyDeviceToHost, TODO 4)"};
+    return "a block sum is still NaN: the block sums were never copied back from the device "
+           "(cudaMemcpy ... cudaMemcpyDeviceToHost, TODO 4)";
   }
   if (!(out.kernel_ms > 0.0f) || !std::isfinite(out.kernel_ms)) {
-    return {"", "kernel_ms is " + std::to_string(out.kernel_ms) +
-                               ": record the two events around the launch, wait for the second "
-                               "and read the time between them (TODO 3)"};
+    return "kernel_ms is " + std::to_string(out.kernel_ms) +
+           ": record the two events around the launch, wait for the second and read the "
+           "time between them (TODO 3)";
   }
   const std::string kept_line = kept_after_calls(kept, calls);
-  if (!kept_line.empty()) {
-    return {"tests.leak", kept_line + ": cudaFree what you allocated and destroy the events (TODO 5)"};
-  }
-  return {};
+  if (kept_line.empty()) return "";
+  const std::string problem = kept_line + ": cudaFree what you allocated and destroy the events (TODO 5)";
+  report_failure("tests.leak", problem);
+  return problem;
 }
 
 }  // namespace
@@ -55,11 +49,8 @@ int run_host_stage(const StagePlan& plan, const Options& opt, const std::string&
     ms.push_back(last.kernel_ms);
   }
   const DeviceHoldings kept = holdings_gained(before, device_holdings());
-  const HostProblem problem = host_code_problem(last, kept, opt.repeat + 1);
-  if (!problem.line.empty()) {
-    std::fprintf(stderr, "%s: %s\n", program.c_str(), problem.line.c_str());
-    if (!problem.key.empty()) report_failure(problem.key, problem.line);
-  }
+  const std::string problem = host_code_problem(last, kept, opt.repeat + 1);
+  if (!problem.empty()) std::fprintf(stderr, "%s: %s\n", program.c_str(), problem.c_str());
   const Verdict verdict = verify(last.sum, ref);
   const Verdict first = verify(warmup.sum, ref);
   const ReportData report{.title = opt.csv ? csv_title(plan, 0) : report_title(plan, 0),
@@ -67,7 +58,7 @@ int run_host_stage(const StagePlan& plan, const Options& opt, const std::string&
                           .cpu_sum = ref.value,
                           .gpu_sum = last.sum,
                           .relative_error = verdict.relative_error,
-                          .match = verdict.match && first.match && problem.line.empty(),
+                          .match = verdict.match && first.match && problem.empty(),
                           .cpu_ms = cpu_ms,
                           .gpu_ms = median(ms)};
   return print_report(report, opt);

@@ -1,5 +1,7 @@
 #include "common/multi_gpu/multi_gpu_call_log.h"
 
+#include "common/harness/report.h"
+
 #include <mutex>
 
 namespace reduce {
@@ -148,12 +150,16 @@ bool note_shard_sum(int device) {
   return current == device;
 }
 
-std::string stage_call_problem(const StageCalls& calls, const std::vector<GpuPart>& parts) {
+StageCallProblem stage_call_problem(const StageCalls& calls, const std::vector<GpuPart>& parts) {
   for (const GpuPart& part : parts) {
     const std::string problem = shard_sum_problem(calls, part);
-    if (!problem.empty()) return problem;
+    if (!problem.empty()) return {"tests.device", problem};
   }
-  return nccl_problem(calls, parts);
+  return {"tests.nccl_usage", nccl_problem(calls, parts)};
+}
+
+StageCallError::StageCallError(const StageCallProblem& problem) : std::runtime_error(problem.line) {
+  report_failure(problem.key, problem.line);
 }
 
 }  // namespace reduce

@@ -18,10 +18,18 @@
 
 namespace reduce {
 
-// The stage's calls were of the wrong shape (one line, naming the TODO to look at).
+// What is wrong with the stage's calls: one line naming the TODO to look at, and its
+// failure key (tests.device for TODO 3's devices, tests.nccl_usage for TODO 4's NCCL
+// calls); an empty line when nothing is.
+struct StageCallProblem {
+  std::string key;
+  std::string line;
+};
+
+// The stage's calls were of the wrong shape. Making one prints its reduce-failure line.
 class StageCallError : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit StageCallError(const StageCallProblem& problem);
 };
 
 struct AllReduceCall {
@@ -57,10 +65,10 @@ StageCalls end_stage_calls();
 // (then it launches nothing: the kernel would run on the wrong GPU).
 bool note_shard_sum(int device);
 
-// "" when every part's shard was summed on its own device after a cudaSetDevice to it,
-// and exactly one ncclAllReduce per part ran inside a group with the part's buffers,
+// No line when every part's shard was summed on its own device after a cudaSetDevice to
+// it, and exactly one ncclAllReduce per part ran inside a group with the part's buffers,
 // communicator and stream, 1 float, ncclSum. Else one line:
 // "sum_on_every_gpu (TODO 3): ..." or "sum_on_every_gpu (TODO 4): ...".
-std::string stage_call_problem(const StageCalls& calls, const std::vector<GpuPart>& parts);
+StageCallProblem stage_call_problem(const StageCalls& calls, const std::vector<GpuPart>& parts);
 
 }  // namespace reduce

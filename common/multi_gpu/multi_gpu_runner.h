@@ -15,9 +15,10 @@
 namespace reduce {
 
 // A stage's shard_of broke the contract: the shards do not follow each other over [0, n).
+// Making one prints its "reduce-failure: tests.shards" line.
 class ShardError : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit ShardError(const std::string& what);
 };
 
 // Floats of block-sum scratch the capstone kernel may use on a GPU with sm_count SMs.

@@ -22,6 +22,10 @@ const char* result_name(ncclResult_t status) {
 
 }  // namespace
 
+NcclError::NcclError(const std::string& what) : std::runtime_error(what) {
+  report_failure("tests.nccl_error", what);
+}
+
 void check_nccl(ncclResult_t status, const char* call, const char* file, int line) {
   if (status == ncclSuccess) return;
   std::string message = std::string(call) + " failed at " + project_path(file) + ":" +
@@ -31,7 +35,6 @@ void check_nccl(ncclResult_t status, const char* call, const char* file, int lin
   // names the argument or state NCCL refused, which the result code alone does not.
   const char* last = ncclGetLastError(nullptr);
   if (last != nullptr && last[0] != '\0') message += "; NCCL says: " + std::string(last);
-  report_failure("tests.nccl_error", message);
   throw NcclError(message + "; NCCL_DEBUG=WARN in the environment prints NCCL's own account");
 }
 
