@@ -83,7 +83,8 @@ def edge_case_runs(description):
                 for shape, block in (((3, 1000), small), ((2, 4097), middle))] + [
                     run_rows((65, 33), large)]
     if describe.whole_blocks(description):
-        return [run(1056, small), run(1024, large), run(65536, middle)]
+        # 33 blocks of the smallest (1056), one of the largest, 256 of the middle (65536).
+        return [run(33 * small, small), run(large, large), run(256 * middle, middle)]
     if versions:
         return [run(n, block, v) for v in versions
                 for n, block in ((1001, small), (65537, middle))] + [run(100, large)]

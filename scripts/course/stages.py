@@ -32,6 +32,3 @@ def student_edition():
     """The student edition (export_student.sh) ships without answers/: templates only."""
     return not (ROOT / "answers").is_dir()
 
-
-def answer_dirs():
-    return [ROOT / "answers" / p.name for p in stage_dirs() if (ROOT / "answers" / p.name).is_dir()]
