@@ -2,7 +2,6 @@
 script uses. The build folder is build/ (the CMake presets' folder) unless REDUCE_BUILD_DIR
 names another, e.g. REDUCE_BUILD_DIR=out for a build made by `cmake -S . -B out`."""
 import os
-import pathlib
 import subprocess
 import sys
 

@@ -4,7 +4,6 @@ answer computes, one --csv run of an executable, and the floor model."""
 import csv
 import statistics
 import subprocess
-import sys
 
 from course import build, describe, report, stages
 from course.cli import Stop

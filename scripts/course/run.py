@@ -2,7 +2,6 @@
 per stage. The help text below is what `scripts/run.sh --help` prints."""
 import re
 import subprocess
-import sys
 
 from course import build, report, stages
 from course.cli import Stop, run_main

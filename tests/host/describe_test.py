@@ -3,7 +3,6 @@
 report.py): its --describe line, run on stand-in executables that print one, the sanitizer
 runs the student check derives from it, and the --csv line read by column name."""
 import json
-import os
 import pathlib
 import stat
 import sys
