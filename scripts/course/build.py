@@ -114,14 +114,15 @@ def nccl_missing():
 
 def needs_nccl(exe):
     """Whether the built stage executable is a multi-GPU stage this build cannot run. Without
-    NCCL such a stage is built as a one-line stand-in (common/needs_nccl.cpp), which cannot
-    describe itself either: only then is a failing --describe taken to mean the stand-in."""
+    NCCL such a stage is built as a one-line stand-in (common/needs_nccl.cpp) that exits 4,
+    "no NCCL in this build", whatever it is asked; --describe touches no GPU, so no real
+    stage executable exits 4 from it."""
     if not nccl_missing():
         return False
     try:
         return describe.describe(exe)["kind"] == "multi_gpu"
-    except describe.DescribeError:
-        return True
+    except describe.DescribeError as error:
+        return error.code == 4
 
 
 def nccl_line(number, then):

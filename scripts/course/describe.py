@@ -16,7 +16,12 @@ TIMEOUT_S = 30
 
 
 class DescribeError(Exception):
-    """The executable could not describe itself: one line saying why."""
+    """The executable could not describe itself: one line saying why, and its exit code
+    (None when it did not run or did not finish)."""
+
+    def __init__(self, message, code=None):
+        super().__init__(message)
+        self.code = code
 
 
 def describe(exe, timeout=TIMEOUT_S):
@@ -31,7 +36,7 @@ def describe(exe, timeout=TIMEOUT_S):
         raise DescribeError(f"{name} --describe could not run: {error.strerror or error}") from None
     if done.returncode != 0:
         why = (done.stderr.strip().splitlines() or [""])[-1]
-        raise DescribeError(f"{name} --describe exited {done.returncode}: {why}")
+        raise DescribeError(f"{name} --describe exited {done.returncode}: {why}", done.returncode)
     return parse(done.stdout, name)
 
 

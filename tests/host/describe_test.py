@@ -66,6 +66,14 @@ class FakeExecutables(unittest.TestCase):
             self.assertIn(words, str(caught.exception))
             self.assertEqual(len(str(caught.exception).splitlines()), 1)
 
+    def test_the_exit_code_is_kept(self):
+        # build.needs_nccl tells NCCL's one-line stand-in (exit 4) from an executable that
+        # does not know --describe (exit 2).
+        for code in (2, 4):
+            with self.assertRaises(describe.DescribeError) as caught:
+                describe.describe(self.fake(f"exit {code}"))
+            self.assertEqual(caught.exception.code, code)
+
     def test_a_missing_executable_is_one_line(self):
         with self.assertRaises(describe.DescribeError):
             describe.describe(pathlib.Path(self.dir.name) / "nothing")
