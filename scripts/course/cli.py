@@ -30,5 +30,8 @@ def run_main(main, name):
     except KeyboardInterrupt:
         print(f"{name}: interrupted", file=sys.stderr)
         code = 130
+    except OSError as error:  # a tool that is not installed (cmake, ctest, a compiler)
+        print(f"{name}: error: {error.strerror or error}: {error.filename or ''}", file=sys.stderr)
+        code = 4
     sys.exit(code)
 
