@@ -9,7 +9,7 @@
 //
 //   build/bin/experiment_stage14_steps            one Markdown table
 //   build/bin/experiment_stage14_steps --csv      step,n,us,match lines
-// scripts/bench.py --steps runs it and writes docs/results/stage14_steps.md.
+// scripts/bench.sh --steps runs it and writes docs/results/stage14_steps.md.
 #include <cub/device/device_reduce.cuh>
 #include <cuda/atomic>
 

@@ -183,7 +183,7 @@ TEST_P(StageSuite, InputIsUnchanged) {
 }
 
 // Names stay "block256" for a stage with one version, "block256_version2" otherwise (as in
-// stage 15's suite; scripts/check_rules.py reads the block from the front of the name).
+// stage 15's suite; scripts/course/rules.py reads the block from the front of the name).
 INSTANTIATE_TEST_SUITE_P(Blocks, StageSuite,
                          ::testing::Combine(::testing::ValuesIn(suite_versions()),
                                             ::testing::ValuesIn(kBlocks)),

@@ -1,15 +1,14 @@
 #!/usr/bin/env python3
-"""Host tests of the student check's conclusions (scripts/check_rules.py), fed with the
-output the tools really print, so the keys and hints are right before any GPU runs."""
+"""Host tests of the student check's conclusions (scripts/course/rules.py and hints.py), fed
+with the output the tools really print, so the keys and hints are right before any GPU runs."""
 import pathlib
 import sys
 import tempfile
 import unittest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "scripts"))
-import check  # noqa: E402
-import check_rules  # noqa: E402
+sys.path.insert(0, str(ROOT / "scripts"))  # the package, also when run by hand
+from course import check, hints, rules  # noqa: E402
 
 def marker(k, which):
     # Built here, not written out, so this file holds no TODO block of its own (the student
@@ -54,7 +53,7 @@ class SanitizerVerdicts(unittest.TestCase):
         self.dir.cleanup()
 
     def judge(self, tool, text, code=0):
-        return check_rules.judge_sanitizer(tool, code, text, self.source, "n=1, block 32", None)
+        return rules.judge_sanitizer(tool, code, text, self.source, "n=1, block 32", None)
 
     def test_race_reported_as_warning_fails_and_names_the_earliest_todo(self):
         verdict = self.judge("racecheck", RACE)
@@ -88,7 +87,7 @@ def report(failures):
 
 class SuiteVerdicts(unittest.TestCase):
     def key(self, failures, text="", code=1):
-        return check_rules.judge_suite(code, text, report(failures), None).key
+        return rules.judge_suite(code, text, report(failures), None).key
 
     def test_each_failure_pattern_has_its_key(self):
         wrong = "GPU 12.5, CPU 13"
@@ -101,18 +100,12 @@ class SuiteVerdicts(unittest.TestCase):
                          "tests.exact")
         self.assertEqual(self.key([("SameInputGivesBitIdenticalSums", 256, "first run 1")]),
                          "tests.repeat")
-        self.assertEqual(self.key([("A", 64, "C++ exception: stage 14 left its ticket at 3")],
-                                  text="reduce-failure: tests.ticket stage 14 left its ticket at 3"),
+        self.assertEqual(self.key([("A", 64, "reduce-failure: tests.ticket stage 14 left its ticket at 3")]),
                          "tests.ticket")
-        self.assertEqual(self.key([("A", 64, "x (cudaErrorIllegalAddress)")],
-                                  text="reduce-failure: tests.cuda_error x (cudaErrorIllegalAddress)"),
+        self.assertEqual(self.key([("A", 64, "reduce-failure: tests.cuda_error x (cudaErrorIllegalAddress)")]),
                          "tests.cuda_error")
-        # The sentence alone is no longer read: only the key counts.
-        self.assertEqual(self.key([("A", 64, "C++ exception: stage 14 left its ticket at 3")]),
-                         "tests.wrong")
-        # A ticket left behind explains the CUDA error after it.
-        both = "reduce-failure: tests.cuda_error x\nreduce-failure: tests.ticket y"
-        self.assertEqual(self.key([("A", 64, "z")], text=both), "tests.ticket")
+        self.assertEqual(self.key([("A", 64, "reduce-failure: tests.misaligned x (cudaErrorMisalignedAddress)")]),
+                         "tests.misaligned")
         self.assertEqual(self.key([("A", 64, wrong)], text="reduce-check: __shfl_down_sync at /x/todo.cu:5 ran in lane 16"),
                          "tests.mask")
 
@@ -120,14 +113,17 @@ class SuiteVerdicts(unittest.TestCase):
         gpus = lambda name, msg: {"tests": 1, "testsuites": [{"testsuite": [
             {"name": f"{name}/gpus1", "failures": [{"failure": msg}]}]}]}
         cases = {
-            "reduce-failure: tests.device sum_on_every_gpu (TODO 3): GPU 0's shard was never summed": "tests.device",
-            "reduce-failure: tests.nccl_usage sum_on_every_gpu (TODO 4): the ncclAllReduce of GPU 0 uses ncclMax": "tests.nccl_usage",
-            "reduce-failure: tests.shards shard_of(..., g = 1) = {begin 4, count 4} for n = 7 over 2 GPUs": "tests.shards",
-            "reduce-failure: tests.nccl_error ncclCommInitAll(comms) failed at x.cu:3: invalid usage (ncclInvalidUsage)":
-                "tests.nccl_error",
+            "reduce-failure: tests.device sum_on_every_gpu (TODO 3): GPU 0's shard was never summed":
+                "tests.device",
+            "reduce-failure: tests.nccl_usage sum_on_every_gpu (TODO 4): the ncclAllReduce of GPU 0 "
+            "uses ncclMax": "tests.nccl_usage",
+            "reduce-failure: tests.shards shard_of(..., g = 1) = {begin 4, count 4} for n = 7 over 2 GPUs":
+                "tests.shards",
+            "reduce-failure: tests.nccl_error ncclCommInitAll(comms) failed at x.cu:3: invalid usage "
+            "(ncclInvalidUsage)": "tests.nccl_error",
         }
         for message, key in cases.items():
-            verdict = check_rules.judge_suite(1, "", gpus("A", message), None)
+            verdict = rules.judge_suite(1, "", gpus("A", message), None)
             self.assertEqual(verdict.key, key, message)
             self.assertIn("GPU 1개로 돌린 경우", verdict.detail)
 
@@ -136,7 +132,7 @@ class SuiteVerdicts(unittest.TestCase):
         versioned = {"tests": 2, "testsuites": [{"testsuite": [
             {"name": "A/block32_version1", "failures": [{"failure": wrong}]},
             {"name": "B/block32_version4", "failures": [{"failure": wrong}]}]}]}
-        self.assertEqual(check_rules.judge_suite(1, "", versioned, None).key, "tests.block32")
+        self.assertEqual(rules.judge_suite(1, "", versioned, None).key, "tests.block32")
         self.assertEqual(self.key([("NanAnywhereGivesNan", 64, "GPU 0.9, CPU nan")]),
                          "tests.nan_rule")
         self.assertEqual(self.key([("ArgmaxOfTiesIsTheFirst", 64, "GPU index 9 (value 3), CPU index 0"),
@@ -149,14 +145,31 @@ class SuiteVerdicts(unittest.TestCase):
             source.write_text(SOURCE)
             text = ("reduce-check: __syncthreads at /x/todo.cu:9 reached by 128 of the block's "
                     "256 threads (this warp: lanes 0xffffffff)\n")
-            verdict = check_rules.judge_suite(0, text, report([("A", 32, None)]), None, source)
+            verdict = rules.judge_suite(0, text, report([("A", 32, None)]), None, source)
             self.assertFalse(verdict.ok)
             self.assertEqual(verdict.key, "tests.barrier.todo2")
             self.assertIn("todo.cu:9", verdict.detail)
 
+    def test_keys_take_the_old_priority_and_sentences_alone_name_nothing(self):
+        wrong = "GPU 12.5, CPU 13"
+        # A lost ticket explains the CUDA error after it; a CUDA error outranks wrong sums.
+        both = ("reduce-failure: tests.cuda_error launch failed (cudaErrorLaunchFailure)\n"
+                "reduce-failure: tests.ticket stage 14 left its ticket at 3")
+        self.assertEqual(self.key([("A", 64, both)]), "tests.ticket")
+        self.assertEqual(self.key([("A", 64, wrong)], text="reduce-failure: tests.cuda_error x"),
+                         "tests.cuda_error")
+        shards = "reduce-failure: tests.shards x\nreduce-failure: tests.nccl_error y"
+        self.assertEqual(self.key([("A", 64, shards)]), "tests.shards")
+        # The English sentences are details for people now, not what the rules read.
+        self.assertEqual(self.key([("A", 64, "left its ticket (cudaErrorIllegalAddress)"),
+                                   ("A", 32, wrong)]), "tests.wrong")
+        # A crash's stderr (the executable's own reduce-failure line) still names the key.
+        crash = rules.judge_suite(134, "reduce-failure: tests.misaligned x\nAborted", None, None)
+        self.assertEqual(crash.key, "tests.misaligned")
+
     def test_crash_and_timeout(self):
-        self.assertEqual(check_rules.judge_suite(134, "Aborted", None, None).key, "tests.crash")
-        self.assertEqual(check_rules.judge_suite(None, "", None, None).key, "tests.timeout")
+        self.assertEqual(rules.judge_suite(134, "Aborted", None, None).key, "tests.crash")
+        self.assertEqual(rules.judge_suite(None, "", None, None).key, "tests.timeout")
 
 
 class BuildVerdict(unittest.TestCase):
@@ -164,7 +177,7 @@ class BuildVerdict(unittest.TestCase):
         log = ('/x/common/launch.h(3): warning: something\n'
                '/x/stages/stage07_interleaved/todo.cu(21): error: identifier "sdat" is undefined\n'
                '/x/stages/stage07_interleaved/todo.cu(30): error: expected a ";"\n')
-        verdict = check_rules.judge_build(log, "/x/stages/stage07_interleaved/todo.cu", None)
+        verdict = rules.judge_build(log, "/x/stages/stage07_interleaved/todo.cu", None)
         self.assertFalse(verdict.ok)
         self.assertEqual(verdict.key, "build")
         self.assertIn("21", verdict.detail)
@@ -177,8 +190,8 @@ class Hints(unittest.TestCase):
             expect = next(l for l in patch.read_text().splitlines() if l.startswith("Expect:"))
             key = expect.split(":", 1)[1].strip()
             if "." in key:  # `pass`, or a whole family such as `tests` for a flaky kind
-                hints = check_rules.load_hints(ROOT / "stages" / patch.parent.name)
-                own = [k for k in hints if key == k or key.startswith(k + ".")]
+                own_hints = hints.load_hints(ROOT / "stages" / patch.parent.name)
+                own = [k for k in own_hints if key == k or key.startswith(k + ".")]
                 self.assertTrue(own, f"{patch}: no hint of its stage covers {key}")
 
     def test_every_hint_names_a_section_of_its_lesson(self):
@@ -186,7 +199,7 @@ class Hints(unittest.TestCase):
             lesson = (hints_file.parent / "README.md").read_text(encoding="utf-8")
             headings = {line.lstrip("#").strip() for line in lesson.splitlines()
                         if line.startswith("#")}
-            for key, value in check_rules.load_hints(hints_file.parent).items():
+            for key, value in hints.load_hints(hints_file.parent).items():
                 if not key.startswith("_"):
                     self.assertIn(value[1], headings, f"{hints_file}: {key}")
                     self.assertNotIn(value[1], ("",))

@@ -133,9 +133,10 @@ TEST(Scripts, BenchmarkAndCountersSayNoDeviceInOneLine) {
   // anything: one line naming the missing device, exit code 3, no traceback.
   // They find this build through REDUCE_BUILD_DIR, wherever it was configured.
   const std::string build = fs::path(REDUCE_BIN_DIR).parent_path().string();
-  for (const std::string script : {"bench.py --quick", "counters.py"}) {
-    const Outcome o = run("CUDA_VISIBLE_DEVICES=-1 REDUCE_BUILD_DIR='" + build + "' python3 " +
-                          std::string(REDUCE_SOURCE_DIR) + "/scripts/" + script);
+  // They are modules of the scripts' package (scripts/course), run without building first.
+  for (const std::string script : {"course.bench --quick", "course.counters"}) {
+    const Outcome o = run("CUDA_VISIBLE_DEVICES=-1 REDUCE_BUILD_DIR='" + build + "' PYTHONPATH='" +
+                          std::string(REDUCE_SOURCE_DIR) + "/scripts' python3 -m " + script);
     EXPECT_EQ(o.exit_code, 3) << script << "\n" << o.err;
     EXPECT_EQ(count_lines(o.err), 1) << script << "\n" << o.err;
     EXPECT_NE(o.err.find("No CUDA device found"), std::string::npos) << o.err;

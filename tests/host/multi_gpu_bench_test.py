@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Host test of scripts/multi_gpu_bench.py's page and CSV files, fed with rows shaped like
+"""Host test of scripts/course/multi_gpu_bench.py's page and CSV files, fed with rows shaped like
 stage 18's and bench_allreduce's --csv output: on one GPU (the two-GPU column said not run)
 and on two (speedup, efficiency, the target's verdict and the peer-copy columns), since
 no machine that runs CI has two GPUs."""
@@ -10,11 +10,11 @@ import tempfile
 import unittest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "scripts"))
-import multi_gpu_bench as bench  # noqa: E402
+sys.path.insert(0, str(ROOT / "scripts"))  # the package, also when run by hand
+from course import multi_gpu_bench as bench  # noqa: E402
 
 META = {"seed": 12345, "device": "Some GPU", "driver": "1", "cuda": "13.0", "date": "today",
-        "commit": "abc"}
+        "commit": "abc", "block": 256}
 
 
 def row(part, n, ms, gpus=1, match=True):

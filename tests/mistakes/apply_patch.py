@@ -11,8 +11,8 @@ import pathlib
 import sys
 
 # The TODO-block reader the student check uses, so both agree on what a block is.
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "scripts"))
-from todo_markers import outside_blocks  # noqa: E402
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "scripts"))  # the package
+from course.todo_markers import outside_blocks  # noqa: E402
 
 HEADERS = ("Mistake", "Expect")
 VARIANT_HEADERS = ("Variant",)

@@ -11,17 +11,12 @@ timing. Each row version also runs once on rows of 10^4 plus noise (--offset 100
 version that fails there is marked and left out of "best". Writes docs/results/
 operations.md and operations.csv.
 """
-import re
-
-from gpu_script import BIN, floor_model, run_csv, write_csv
-from stage_facts import describe, listed_versions
+from course import describe
+from course.gpu import floor_model, run_csv, write_csv
 
 MAX_SIZES = [1 << k for k in (16, 20, 24, 28, 30)]
 MAX_MAIN_N = 1 << 24
-MAX_BLOCKS = [32, 64, 128, 256, 512, 1024]
 SHAPES = [(16384, 1024), (131072, 128), (512, 32768), (128, 131072)]
-ROW_BLOCKS = [64, 128, 256, 512, 1024]
-DEFAULT_BLOCK = 256
 ROW_REPEAT = 20
 OFFSET_PROBE = ["--rows", 256, "--cols", 1024, "--offset", 10000, "--repeat", 1]
 
@@ -31,9 +26,15 @@ def repeat_for(n):
     return 301 if n <= 1 << 20 else 50 if n <= 1 << 24 else 20
 
 
-def versions(executable):
-    """[(1, 'interleaved addressing'), ...] from the executable's --help."""
-    return listed_versions(describe(BIN / executable))
+class Blocks:
+    """The block sizes, from stage 15's --describe: every one for the max, every one but the
+    smallest for the rows (the sizes operations.md has always measured), and the middle one
+    (256) as the default."""
+
+    def __init__(self, description):
+        self.all = description["blocks"]
+        self.rows = self.all[1:]
+        self.default = self.all[len(self.all) // 2]
 
 
 def tagged(row, **tags):
@@ -41,15 +42,15 @@ def tagged(row, **tags):
     return row
 
 
-def measure_max(stage, listed):
+def measure_max(stage, listed, blocks):
     rows = []
     for n in MAX_SIZES:
         for executable in ("bench_launch", "bench_read", "bench_cub_max", stage):
-            options = ["--n", n, "--block", DEFAULT_BLOCK, "--repeat", repeat_for(n)]
+            options = ["--n", n, "--block", blocks.default, "--repeat", repeat_for(n)]
             rows.append(tagged(run_csv(executable, options), part="max", version=0))
         print(f"  max, n = 2^{n.bit_length() - 1} done", flush=True)
     for version, _ in listed:
-        for block in MAX_BLOCKS:
+        for block in blocks.all:
             options = ["--n", MAX_MAIN_N, "--block", block, "--version", version, "--repeat",
                        repeat_for(MAX_MAIN_N)]
             rows.append(tagged(run_csv(stage, options), part="max versions", version=version))
@@ -57,7 +58,7 @@ def measure_max(stage, listed):
     return rows
 
 
-def measure_rows(stage, listed):
+def measure_rows(stage, listed, blocks):
     rows = []
     for version, _ in listed:
         probe = run_csv(stage, OFFSET_PROBE + ["--version", version])
@@ -65,12 +66,12 @@ def measure_rows(stage, listed):
     for r_count, c_count in SHAPES:
         shape = f"{r_count} x {c_count}"
         for version, _ in listed[:-1]:  # the last version picks one of the others
-            for block in ROW_BLOCKS:
+            for block in blocks.rows:
                 options = ["--rows", r_count, "--cols", c_count, "--block", block, "--version",
                            version, "--repeat", ROW_REPEAT]
                 rows.append(tagged(run_csv(stage, options), part="rows", version=version,
                                    shape=shape))
-        options = ["--rows", r_count, "--cols", c_count, "--block", DEFAULT_BLOCK, "--repeat",
+        options = ["--rows", r_count, "--cols", c_count, "--block", blocks.default, "--repeat",
                    ROW_REPEAT]
         rows.append(tagged(run_csv(stage, options), part="rows default", version=len(listed),
                            shape=shape))
@@ -104,16 +105,16 @@ def max_table(rows, stage_name, model):
     return "\n".join(lines)
 
 
-def max_versions_table(rows, listed, floor_ms):
-    lines = ["| version | " + " | ".join(f"block {b}" for b in MAX_BLOCKS) + " | best x floor |",
-             "|---|" + "---|" * (len(MAX_BLOCKS) + 1)]
+def max_versions_table(rows, listed, floor_ms, blocks):
+    lines = ["| version | " + " | ".join(f"block {b}" for b in blocks.all) + " | best x floor |",
+             "|---|" + "---|" * (len(blocks.all) + 1)]
     for version, technique in listed:
         cells = {r["block"]: r for r in rows if r["part"] == "max versions"
                  and r["version"] == version}
         best = min(r["gpu_ms"] for r in cells.values())
         lines.append(f"| {version} {technique} | "
                      + " | ".join(us(cells[b]["gpu_ms"]) + ("" if cells[b]["match"] else " ✗")
-                                  for b in MAX_BLOCKS)
+                                  for b in blocks.all)
                      + f" | {best / floor_ms:.2f} |")
     return "\n".join(lines)
 
@@ -123,10 +124,10 @@ def wrong_versions(rows, executable):
             and r["executable"] == executable and not r["match"]}
 
 
-def row_table(rows, executable, listed):
+def row_table(rows, executable, listed, blocks):
     wrong = wrong_versions(rows, executable)
-    lines = ["| shape | version | " + " | ".join(f"block {b}" for b in ROW_BLOCKS) + " |",
-             "|---|---|" + "---|" * len(ROW_BLOCKS)]
+    lines = ["| shape | version | " + " | ".join(f"block {b}" for b in blocks.rows) + " |",
+             "|---|---|" + "---|" * len(blocks.rows)]
     for r_count, c_count in SHAPES:
         shape = f"{r_count} x {c_count}"
         picked = [r for r in rows if r["part"] == "rows" and r["executable"] == executable
@@ -135,7 +136,7 @@ def row_table(rows, executable, listed):
         best = min(right, key=lambda r: r["gpu_ms"]) if right else None
         for index, (version, technique) in enumerate(listed[:-1]):
             cells = []
-            for block in ROW_BLOCKS:
+            for block in blocks.rows:
                 r = next(x for x in picked if x["version"] == version and x["block"] == block)
                 text = us(r["gpu_ms"]) + ("" if r["match"] else " ✗")
                 cells.append(f"**{text}**" if r is best else text)
@@ -146,11 +147,11 @@ def row_table(rows, executable, listed):
     return "\n".join(lines)
 
 
-def row_summary(rows, stages, copies):
+def row_summary(rows, stages, copies, blocks):
     header = "| shape | copy floor (us) |"
     rule = "|---|---|"
     for executable, _ in stages:
-        header += (f" {executable} default, block {DEFAULT_BLOCK} (us) | x floor "
+        header += (f" {executable} default, block {blocks.default} (us) | x floor "
                    f"| {executable} best (us) | x floor |")
         rule += "---|---|---|---|"
     lines = [header, rule]
@@ -172,16 +173,16 @@ def row_summary(rows, stages, copies):
     return "\n".join(lines)
 
 
-def page(meta, rows, max_stage, max_listed, row_stages, names, model):
+def page(meta, rows, max_stage, max_listed, row_stages, names, model, blocks):
     copies = {r["shape"]: r for r in rows if r["part"] == "copy"}
     main_floor = model["at"](MAX_MAIN_N)
     row_sections = "\n\n".join(
         f"### {executable}: {names[executable]}, GPU time (us)\n\n"
-        f"{row_table(rows, executable, listed)}"
+        f"{row_table(rows, executable, listed, blocks)}"
         for executable, listed in row_stages)
     return f"""# Max, softmax and layer norm against their floors
 
-Written by `scripts/bench.sh --operations` (do not edit by hand; [the script](../../scripts/operations_bench.py)).
+Written by `scripts/bench.sh --operations` (do not edit by hand; [the script](../../scripts/course/operations_bench.py)).
 Input seed {meta['seed']}; every timed run starts from a clean L2 (as in the
 [benchmark](README.md)); each time is the median of the process's timed runs (301 up to
 2^20 values, 50 up to 2^24, 20 above; {ROW_REPEAT} for every matrix), measured with CUDA
@@ -196,7 +197,7 @@ match the CPU reference.
 
 ## Stage 15: max against CUB's max and the floor
 
-Stage 15 at its default (version {len(max_listed)}), block {DEFAULT_BLOCK}, against
+Stage 15 at its default (version {len(max_listed)}), block {blocks.default}, against
 `cub::DeviceReduce::Max` (`bench_cub_max`). The floor is the benchmark's, from this run's
 `bench_launch` and `bench_read` at these sizes: an empty launch of {model['launch_ms'] * 1000:.2f} us
 plus 4n bytes at {model['ceiling_gbps']:.0f} GB/s.
@@ -207,7 +208,7 @@ plus 4n bytes at {model['ceiling_gbps']:.0f} GB/s.
 
 Best x floor: the version's fastest block against the floor at 2^24 ({us(main_floor)} us).
 
-{max_versions_table(rows, max_listed, main_floor)}
+{max_versions_table(rows, max_listed, main_floor, blocks)}
 
 ## Stages 16 and 17: a matrix in, a matrix out
 
@@ -217,28 +218,31 @@ copy. "Default" is the stage run without `--version` (the version that picks by 
 "best" is the fastest cell of the tables below among the versions that also match on rows of
 10^4 plus noise.
 
-{row_summary(rows, row_stages, copies)}
+{row_summary(rows, row_stages, copies, blocks)}
 
 {row_sections}
 """
 
 
 def run_operations(stages, meta, out):
-    """stages: {'15': 'Max', '16': 'Softmax', '17': 'LayerNorm'} (the answers to measure)."""
-    max_stage = next(f"stage{n}" for n, op in stages.items() if op == "Max")
-    max_listed = versions(max_stage)
-    row_stages = [(f"stage{n}", versions(f"stage{n}")) for n, op in stages.items() if op != "Max"]
-    # "Softmax" -> "softmax", "LayerNorm" -> "layer norm": the operation in words.
-    names = {f"stage{n}": re.sub(r"(?<!^)(?=[A-Z])", " ", op).lower() for n, op in stages.items()}
-    rows = measure_max(max_stage, max_listed)
+    """stages: {'15': description, '16': ..., '17': ...}, the answers that are not sums,
+    each with its --describe (operation, versions, blocks)."""
+    max_number = next(n for n, d in stages.items() if d["operation"] == "max")
+    max_stage, max_listed = f"stage{max_number}", describe.versions(stages[max_number])
+    row_stages = [(f"stage{n}", describe.versions(d)) for n, d in stages.items()
+                  if describe.takes_rows(d)]
+    # "layer_norm" -> "layer norm": the operation in words.
+    names = {f"stage{n}": d["operation"].replace("_", " ") for n, d in stages.items()}
+    blocks = Blocks(stages[max_number])
+    rows = measure_max(max_stage, max_listed, blocks)
     for executable, listed in row_stages:
-        rows += measure_rows(executable, listed)
+        rows += measure_rows(executable, listed, blocks)
     rows += measure_copies()
     model = floor_model(rows)
     max_name = next(r["name"] for r in rows if r["executable"] == max_stage and r["version"] == 0)
     out.mkdir(parents=True, exist_ok=True)
     write_csv(out / "operations.csv", rows)
-    text = page(meta, rows, max_name, max_listed, row_stages, names, model)
+    text = page(meta, rows, max_name, max_listed, row_stages, names, model, blocks)
     (out / "operations.md").write_text(text)
     print(text)
     failed = [r for r in rows if not r["match"] and r["part"] != "offset probe"]

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """The student's check: build a stage's template, run its GPU tests and the four
 compute-sanitizer tools on it, and print one line per check with a Korean hint.
 
@@ -7,8 +6,11 @@ compute-sanitizer tools on it, and print one line per check with a Korean hint.
 
 Instructors and the known-wrong corpus (tests/mistakes/) call it on ready-built files:
 
-    check.py --stage 7 --source FILE --exe EXE --suite TESTS --out DIR [--expect KEY|pass]
-    check.py --answers            every answer, with the same rules
+    scripts/check.sh --stage 7 --source FILE --exe EXE --suite TESTS --out DIR [--expect KEY|pass]
+    scripts/check.sh --answers    every answer, with the same rules
+
+(scripts/check.sh runs `python3 -m course.check` with scripts/ on PYTHONPATH.) What each
+executable is (versions, rows, GPUs, block sizes) comes from its --describe line.
 
 Exit code: 0 every check passed (or, with --expect, the expectation held), 1 a check
 failed or the stage is not started, 2 bad arguments, 3 no CUDA device, 4 the build
@@ -25,53 +27,45 @@ import shutil
 import subprocess
 import sys
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-import check_rules  # noqa: E402  (the hint texts and the failure classification)
-from stage_facts import describe, listed_versions, takes_gpus, takes_rows, whole_blocks_only  # noqa: E402
-from todo_markers import code_by_block as todo_blocks  # noqa: E402
+from course import build, describe, hints as hint_table, rules, stages
+from course.cli import Stop, run_main
+from course.todo_markers import code_by_block as todo_blocks
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+ROOT = stages.ROOT
 SANITIZERS = ("memcheck", "racecheck", "synccheck", "initcheck")
 SUITE_TIMEOUT_S = 300  # the whole suite takes under a minute on a current GPU
 SANITIZER_TIMEOUT_S = 300
 
 
-class Stop(Exception):
-    """A one-line error that ends the check with an exit code."""
-
-    def __init__(self, message, code):
-        super().__init__(message)
-        self.code = code
-
-
 # ---------------------------------------------------------------------------- stages
-def stage_dirs():
-    return sorted(p for p in (ROOT / "stages").glob("stage[0-9][0-9]_*") if p.is_dir())
-
-
 def stage_dir(number):
-    for path in stage_dirs():
-        if int(path.name[5:7]) == number:
-            return path
-    known = " ".join(p.name[5:7] for p in stage_dirs())
-    raise Stop(f"check.sh: error: there is no stage {number}; the stages are: {known}", 2)
+    name = stages.folder(number)
+    if name is None:
+        raise Stop(f"check.sh: error: there is no stage {number}; the stages are: "
+                   f"{stages.listing()}", 2)
+    return ROOT / "stages" / name
 
 
-def sanitizer_configs(whole_blocks, versions=0, rows=False, gpus=False):
-    """The runs below; a multi-GPU stage (18) makes each of them on one GPU (--gpus 1), its
-    suite having run two GPUs where there are two."""
-    configs = edge_case_runs(whole_blocks, versions, rows)
-    if gpus:
+def sanitizer_configs(description):
+    """The runs below, from what the executable says it is; a multi-GPU stage (18) makes
+    each of them on one GPU (--gpus 1), its suite having run two GPUs where there are two."""
+    configs = edge_case_runs(description)
+    if describe.takes_gpus(description):
         return [(label + ", 1 GPU", options + ["--gpus", "1"]) for label, options in configs]
     return configs
 
 
-def edge_case_runs(whole_blocks, versions, rows):
-    """(label, options) runs that expose edge cases: odd n, n below one block, blocks of
-    32 and 1024. Stages whose n must be a whole number of blocks get whole blocks. A
-    stage with versions runs each of them at the odd sizes, the default also at n=100.
-    A row stage gets odd matrices instead: rows shorter than a warp, a few values past a
-    block, and more rows than a block of warps covers."""
+def edge_case_runs(description):
+    """(label, options) runs that expose edge cases: odd n, n below one block, the smallest
+    and the largest block. Stages whose n must be a whole number of blocks get whole
+    blocks. A stage with versions runs each of them at the odd sizes, the default also at
+    n=100. A row stage gets odd matrices instead: rows shorter than a warp, a few values
+    past a block, and more rows than a block of warps covers."""
+    blocks = description["blocks"]
+    small, middle, large = blocks[0], blocks[len(blocks) // 2], blocks[-1]
+    versions = ([v for v, _ in describe.versions(description)]
+                if describe.has_versions(description) else [])
+
     def run(n, block, version=0):
         label = f"n={n}, block {block}" + (f", --version {version}" if version else "")
         return label, ["--n", str(n), "--block", str(block)] + version_args(version)
@@ -84,19 +78,21 @@ def edge_case_runs(whole_blocks, versions, rows):
     def version_args(version):
         return ["--version", str(version)] if version else []
 
-    if rows:
-        return [run_rows(shape, block, v) for v in range(1, versions + 1)
-                for shape, block in (((3, 1000), 32), ((2, 4097), 256))] + [run_rows((65, 33), 1024)]
-    if whole_blocks:
-        return [run(1056, 32), run(1024, 1024), run(65536, 256)]
+    if describe.takes_rows(description):
+        return [run_rows(shape, block, v) for v in versions
+                for shape, block in (((3, 1000), small), ((2, 4097), middle))] + [
+                    run_rows((65, 33), large)]
+    if describe.whole_blocks(description):
+        # 33 blocks of the smallest (1056), one of the largest, 256 of the middle (65536).
+        return [run(33 * small, small), run(large, large), run(256 * middle, middle)]
     if versions:
-        return [run(n, block, v) for v in range(1, versions + 1)
-                for n, block in ((1001, 32), (65537, 256))] + [run(100, 1024)]
-    return [run(1001, 32), run(100, 1024), run(65537, 256)]
+        return [run(n, block, v) for v in versions
+                for n, block in ((1001, small), (65537, middle))] + [run(100, large)]
+    return [run(1001, small), run(100, large), run(65537, middle)]
 
 
 # ---------------------------------------------------------------------------- results
-Verdict = check_rules.Verdict
+Verdict = rules.Verdict
 
 
 def say(line):
@@ -109,10 +105,10 @@ def silent(_line):
 
 def verdict_line(result, hints):
     if result.ok:
-        return f"✅ {check_rules.LABELS[result.name]}: {result.detail}"
-    hint = check_rules.hint_text(hints, result.key)
+        return f"✅ {hint_table.LABELS[result.name]}: {result.detail}"
+    hint = hint_table.hint_text(hints, result.key)
     log = f" · 로그: {relative(result.log)}" if result.log else ""
-    return f"❌ {check_rules.LABELS[result.name]}: {result.detail} — {hint}{log}"
+    return f"❌ {hint_table.LABELS[result.name]}: {result.detail} — {hint}{log}"
 
 
 def relative(path):
@@ -144,7 +140,7 @@ def run_suite(suite, source, out_dir, timeout):
     code, text = run_logged([suite, "--gtest_brief=1", f"--gtest_output=json:{report}"], log,
                             timeout)
     tests = json.loads(report.read_text()) if report.exists() else None
-    return check_rules.judge_suite(code, text, tests, log, source)
+    return rules.judge_suite(code, text, tests, log, source)
 
 
 def run_sanitizer(tool, exe, source, configs, out_dir, tool_options=()):
@@ -159,10 +155,10 @@ def run_sanitizer(tool, exe, source, configs, out_dir, tool_options=()):
         with open(log, "a", encoding="utf-8") as whole:
             whole.write(text + "\n")
         part.unlink()
-        verdict = check_rules.judge_sanitizer(tool, code, text, source, label, log)
+        verdict = rules.judge_sanitizer(tool, code, text, source, label, log)
         if not verdict.ok:
             return verdict
-    return Verdict(tool, True, check_rules.SANITIZER_PASS[tool])
+    return Verdict(tool, True, hint_table.SANITIZER_PASS[tool])
 
 
 def sanitizer_path():
@@ -183,21 +179,18 @@ def check_built(stage, source, exe, suite, out_dir, jobs, expect=None, hints=Non
     """Runs the GPU tests, then the sanitizers (in parallel), handing each verdict's line
     to `show` in a fixed order. With `expect` a failure key, stops as soon as it shows."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    hints = hints if hints is not None else check_rules.load_hints(stage_dir(stage))
+    hints = hints if hints is not None else hint_table.load_hints(stage_dir(stage))
     results = [run_suite(suite, source, out_dir, suite_timeout)]
     show(verdict_line(results[0], hints))
-    if expect and results[0].key and check_rules.key_matches(results[0].key, expect):
+    if expect and results[0].key and rules.key_matches(results[0].key, expect):
         return results
     if results[0].key == "tests.timeout":
         # A kernel that never finishes would hang each tool the same way.
         show("⏭  sanitizer 검사는 건너뜁니다: 테스트가 끝나지 않아 도구도 끝나지 않습니다.")
         return results
-    facts = describe(exe)
-    if not facts:
-        raise Stop(f"check.sh: error: {exe} --describe gave no facts; build it again", 4)
-    multi_gpu = takes_gpus(facts)
-    configs = sanitizer_configs(whole_blocks_only(facts), len(listed_versions(facts)),
-                                takes_rows(facts), multi_gpu)
+    description = described(exe)
+    multi_gpu = describe.takes_gpus(description)
+    configs = sanitizer_configs(description)
     # NCCL's set-up asks for kernels built for other GPUs and handles the
     # cudaErrorNoKernelImageForDevice it gets, which memcheck would count as errors; a failing
     # call of the stage's own is a CUDA_CHECK or NCCL_CHECK error the tests report.
@@ -209,11 +202,18 @@ def check_built(stage, source, exe, suite, out_dir, jobs, expect=None, hints=Non
             result = future.result()
             results.append(result)
             show(verdict_line(result, hints))
-            if expect and result.key and check_rules.key_matches(result.key, expect):
+            if expect and result.key and rules.key_matches(result.key, expect):
                 for other in futures:
                     other.cancel()
                 break
     return results
+
+
+def described(exe):
+    try:
+        return describe.describe(exe)
+    except describe.DescribeError as error:
+        raise Stop(f"check.sh: error: {error}", 4) from None
 
 
 # ---------------------------------------------------------------------------- device
@@ -229,37 +229,24 @@ def probe(bin_dir):
 
 
 # ---------------------------------------------------------------------------- building
-def cmake_build(build_dir, targets, log):
+def cmake_build(targets, log):
     """Configures (once) and builds `targets`; returns (ok, log text)."""
-    build_dir = pathlib.Path(build_dir)
-    if not (build_dir / "CMakeCache.txt").exists():
-        command = ["cmake", "--preset", "default"] if build_dir == ROOT / "build" else [
-            "cmake", "-S", ROOT, "-B", build_dir]
-        code, text = run_logged(command, log, 900)
-        if code != 0:
-            raise Stop(f"check.sh: error: CMake could not configure {build_dir} "
-                       f"(see {relative(log)})", 4)
-    code, text = run_logged(["cmake", "--build", build_dir, "--target", *targets], log, 1800)
-    return code == 0, text
+    try:
+        return build.build_logged(targets, log, run_logged)
+    except Stop as stop:
+        raise Stop(str(stop).replace(f"(see {log})", f"(see {relative(log)})"), stop.code) from None
 
 
-def require_nccl(number, source_text, build_dir, log):
-    """A stage that includes common/multi_gpu.h needs NCCL: once CMake has configured
-    without it (cmake/nccl.cmake), one line saying what to install, exit 4."""
-    if '#include "common/multi_gpu.h"' not in source_text:
-        return
-    cmake_build(build_dir, ["reduce_probe"], log)  # configures if it has not yet
-    cache = pathlib.Path(build_dir) / "CMakeCache.txt"
-    if "REDUCE_NCCL_FOUND:INTERNAL=OFF" in cache.read_text(errors="replace"):
-        raise Stop(f"check.sh: error: stage {number} needs NCCL (nccl.h and libnccl), which "
-                   "CMake did not find: install NCCL (e.g. apt install libnccl-dev) or set "
-                   "NCCL_ROOT, then run scripts/check.sh again", 4)
+def require_nccl(number, exe):
+    """A multi-GPU stage in a build without NCCL: one line saying what to install, exit 4."""
+    if build.needs_nccl(exe):
+        raise Stop("check.sh: error: " + build.nccl_line(number, "run scripts/check.sh again"), 4)
 
 
 def build_result(ok, text, source, log):
     if ok:
         return Verdict("build", True, "컴파일 성공")
-    return check_rules.judge_build(text, source, log)
+    return rules.judge_build(text, source, log)
 
 
 # ---------------------------------------------------------------------------- modes
@@ -284,7 +271,7 @@ def student_check(number, args, quiet=False):
                   f"TODO 블록 {len(blocks)}개를 채운 뒤 다시 실행하세요 (강의: "
                   f"{relative(directory / 'README.md')}의 「실습 단계」).")
         return "not_started", []
-    hints = check_rules.load_hints(directory)
+    hints = hint_table.load_hints(directory)
     out_dir = args.build_dir / "check" / directory.name[:7]
     out_dir.mkdir(parents=True, exist_ok=True)
     if not quiet:
@@ -293,14 +280,17 @@ def student_check(number, args, quiet=False):
         print(f"stage {number:02d} 검사: {relative(source)}{note}", flush=True)
     exe = args.build_dir / "bin" / f"stage{number:02d}_todo"
     suite = args.build_dir / "bin" / f"todo_stage{number:02d}_tests"
-    require_nccl(number, text, args.build_dir, out_dir / "build.log")
-    ok, log_text = cmake_build(args.build_dir, [exe.name, suite.name], out_dir / "build.log")
+    if build.nccl_missing():  # stage 18 is then a stand-in, and has no suite to build
+        ok, log_text = cmake_build([exe.name], out_dir / "build.log")
+        if ok:
+            require_nccl(number, exe)
+    ok, log_text = cmake_build([exe.name, suite.name], out_dir / "build.log")
     results = [build_result(ok, log_text, source, out_dir / "build.log")]
     show = silent if quiet else say
     show(verdict_line(results[0], hints))
     if not ok:
         return "fail", results
-    digest = source_digest(source, exe, suite, *check_rules.rule_files(directory))
+    digest = source_digest(source, exe, suite, *rules.rule_files(directory))
     cached = load_cache(out_dir, digest) if quiet else None
     if cached:
         return cached
@@ -351,7 +341,7 @@ def mode_stages(args):
 def probe_after_build(args):
     log = args.build_dir / "check" / "probe.log"
     log.parent.mkdir(parents=True, exist_ok=True)
-    ok, _ = cmake_build(args.build_dir, ["reduce_probe"], log)
+    ok, _ = cmake_build(["reduce_probe"], log)
     if not ok:
         raise Stop(f"check.sh: error: building reduce_probe failed (see {relative(log)})", 4)
     return probe(args.build_dir / "bin")
@@ -363,12 +353,12 @@ def mode_progress(args):
     device = probe_after_build(args)
     print(f"[{device}] 모든 단계의 진행 상황 (단계별 자세한 검사: scripts/check.sh N)", flush=True)
     passed, total = 0, 0
-    for directory in stage_dirs():
-        number = int(directory.name[5:7])
+    for directory in stages.stage_dirs():
+        number = stages.number_of(directory)
         total += 1
         status, results = student_check(number, args, quiet=True)
         passed += status == "pass"
-        print(check_rules.progress_line(number, directory, status, results), flush=True)
+        print(rules.progress_line(number, directory, status, results), flush=True)
     print(f"통과 {passed} / {total}단계.")
     return 0 if passed == total else 1
 
@@ -388,7 +378,7 @@ def mode_built(args):
     if args.expect == "pass":
         met = status == "pass"
     else:
-        met = any(check_rules.key_matches(k, args.expect) for k in keys)
+        met = any(rules.key_matches(k, args.expect) for k in keys)
     print(f"expected {args.expect}: {'met' if met else 'NOT met'} (keys: {', '.join(keys) or 'none'})")
     return 0 if met else 1
 
@@ -398,8 +388,8 @@ def mode_answers(args):
     bin_dir = args.build_dir / "bin"
     probe(bin_dir)
     worst = 0
-    for directory in stage_dirs():
-        number = int(directory.name[5:7])
+    for directory in stages.stage_dirs():
+        number = stages.number_of(directory)
         source = ROOT / "answers" / directory.name / "todo.cu"
         out = args.build_dir / "check" / "answers" / directory.name[:7]
         print(f"--- answer {directory.name}", flush=True)
@@ -416,8 +406,7 @@ def parse(argv):
     parser = argparse.ArgumentParser(prog="scripts/check.sh", add_help=True,
                                      description="The student's check (see the file's header).")
     parser.add_argument("stages", nargs="*", help="stage numbers; none: a progress table")
-    parser.add_argument("--build-dir", type=pathlib.Path,
-                        default=pathlib.Path(os.environ.get("REDUCE_BUILD_DIR", ROOT / "build")))
+    parser.add_argument("--build-dir", help="default: REDUCE_BUILD_DIR, else build/")
     parser.add_argument("--jobs", type=int, default=min(4, os.cpu_count() or 1))
     parser.add_argument("--answers", action="store_true")
     parser.add_argument("--stage", type=int)
@@ -436,14 +425,30 @@ def parse(argv):
         stage_dir(int(word))
         numbers.append(int(word))
     args.stages = numbers
-    args.build_dir = args.build_dir.resolve()
+    if args.build_dir:  # the build module reads the folder from the environment
+        os.environ["REDUCE_BUILD_DIR"] = str(pathlib.Path(args.build_dir).resolve())
+    args.build_dir = build.build_dir()
     built = [args.stage, args.source, args.exe, args.suite, args.out]
     if any(v is not None for v in built) and not all(v is not None for v in built):
         raise Stop("check.py: error: --stage, --source, --exe, --suite and --out go together", 2)
     return args
 
 
+HELP = """The student's check. After filling in a TODO block:
+
+  scripts/check.sh 7      build stage 7's template, run its GPU tests and the four
+                          compute-sanitizer tools, one line per check with a hint
+  scripts/check.sh        where you stand: every stage not started, failing or passing
+
+Full tool output goes to build/check/stageNN/*.log (each failing line names its log).
+Exit code: 0 everything passed, 1 a check failed or the stage is not started,
+2 bad arguments, 3 no CUDA device, 4 the build system or a tool is missing."""
+
+
 def main(argv):
+    if argv[:1] in (["-h"], ["--help"]):
+        print(HELP)
+        return 0
     try:
         args = parse(argv)
         if args.stage is not None:
@@ -453,12 +458,6 @@ def main(argv):
         if args.stages:
             return mode_stages(args)
         return mode_progress(args)
-    except Stop as stop:
-        print(str(stop), file=sys.stderr)
-        return stop.code
-    except KeyboardInterrupt:
-        print("check.sh: interrupted", file=sys.stderr)
-        return 130
     except OSError as error:  # a tool that is not installed, a file that vanished
         print(f"check.sh: error: {error.strerror or error}: {error.filename or ''}; is CMake "
               "installed and the CUDA toolkit on PATH?", file=sys.stderr)
@@ -466,4 +465,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    run_main(main, "check.sh")

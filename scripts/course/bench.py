@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Benchmarks every answer stage against CUB and the memory's floor.
 
 Runs build/bin/stageNN, bench_cub, bench_read, bench_launch and bench_copy with --csv on
@@ -16,17 +15,21 @@ Writes, under docs/results/ (or --out): results.csv, results.json, bandwidth.png
 README.md (the results page); prints the table; and, for the default run, refreshes the
 tables between the bench markers of the top-level README.md and of each stage's lesson.
 
-    scripts/bench.sh                 (builds first; this script expects a build)
-    scripts/bench.py --quick         (n = 2^24 only, fewer repeats: a smoke test)
-    scripts/bench.py --sizes 20-24   (some sizes only; README and lessons left alone)
-    scripts/bench.py --docs-only     (rewrite README and lesson tables from results.json)
-    scripts/bench.py --steps         (stage 14's techniques one at a time: stage14_steps.md)
-    scripts/bench.py --lessons       (block sizes and the lessons' variants: lessons.md)
-    scripts/bench.py --operations    (stages 15 to 17 against their floors: operations.md)
-    scripts/bench.py --multi-gpu     (stage 18 on 1 and 2 GPUs, the all-reduce: multi_gpu.md)
+    scripts/bench.sh                 (builds first, then measures)
+    scripts/bench.sh --quick         (n = 2^24 only, fewer repeats: a smoke test)
+    scripts/bench.sh --sizes 20-24   (some sizes only; README and lessons left alone)
+    scripts/bench.sh --docs-only     (rewrite README and lesson tables from results.json;
+                                      no build, no GPU)
+    scripts/bench.sh --steps         (stage 14's techniques one at a time: stage14_steps.md)
+    scripts/bench.sh --lessons       (block sizes and the lessons' variants: lessons.md)
+    scripts/bench.sh --operations    (stages 15 to 17 against their floors: operations.md)
+    scripts/bench.sh --multi-gpu     (stage 18 on 1 and 2 GPUs, the all-reduce: multi_gpu.md)
+
+scripts/bench.sh runs `python3 -m course.bench --build-first`; `python3 -m course.bench`
+(scripts/ on PYTHONPATH) measures a build that is already there.
+Exit code: 0 every run verified, 1 some did not, 3 no CUDA device, 4 build error.
 """
 import argparse
-import csv
 import datetime
 import json
 import os
@@ -35,13 +38,14 @@ import re
 import subprocess
 import sys
 
-from gpu_script import (BIN, ROOT, answer_operations, floor_model, require_answers,
-                        require_device, run_csv)
-from lessons_bench import run_lessons
-from operations_bench import run_operations
-from multi_gpu_bench import run_multi_gpu
+from course import stages
+from course.cli import Stop, run_main
+from course.gpu import (BIN, ROOT, answer_descriptions, build_first, floor_model,
+                        require_answers, require_device, run_csv, write_csv)
+from course.lessons_bench import run_lessons
+from course.operations_bench import run_operations
+from course.multi_gpu_bench import run_multi_gpu
 
-BLOCK = 256
 MAIN_N = 1 << 24
 FLOOR_CHECK_N = (1 << 24, 1 << 28)  # the sizes the capstone's distance to the floor is read at
 SWEEP = [1 << k for k in range(10, 31)]
@@ -53,28 +57,31 @@ BEGIN = "<!-- bench:begin (written by scripts/bench.py) -->"
 END = "<!-- bench:end -->"
 
 
-def stage_dirs():
+def stage_folders():
+    """{'07': 'stage07_interleaved', ...}: where each stage's lesson is."""
+    return {f"{n:02d}": stages.folder(n) for n in stages.numbers()}
+
+
+def stage_dirs(descriptions):
     """{'07': 'stage07_interleaved', ...} for every sum stage on the path to the capstone:
     the table compares each with CUB's sum. Stages 15 to 17 compute something else; stage
     19 calls the library itself and stage 20 times a kernel whose input the host copy has
     just left in L2; their lessons and docs/measurements.md hold their own measurements."""
-    sums = {number for number, op in answer_operations().items()
-            if op == "Sum" and number <= CAPSTONE_NUMBER}
-    return {p.name[5:7]: p.name for p in sorted((ROOT / "answers").glob("stage[0-9][0-9]_*"))
-            if p.name[5:7] in sums}
+    return {number: stages.folder(int(number)) for number, d in descriptions.items()
+            if d["operation"] == "sum" and number <= CAPSTONE_NUMBER}
 
 
-def measure(executable, n, repeat, dirty):
+def measure(executable, n, repeat, dirty, block):
     """One run of an executable with --csv; returns its row as a dict."""
-    return run_csv(executable, ["--n", n, "--block", BLOCK, "--repeat", repeat]
+    return run_csv(executable, ["--n", n, "--block", block, "--repeat", repeat]
                    + (["--dirty-l2"] if dirty else []))
 
 
-def run_all(executables, sizes, repeat_for, dirty):
+def run_all(executables, sizes, repeat_for, dirty, block):
     rows = []
     for n in sizes:
         for executable in executables:
-            row = measure(executable, n, repeat_for(n), dirty)
+            row = measure(executable, n, repeat_for(n), dirty, block)
             rows.append(row)
             print(f"  n = 2^{n.bit_length() - 1:<2} {row['name']:<9} {row['gpu_ms'] * 1000:10.2f} us "
                   f"{row['gbps']:8.1f} GB/s  {'ok' if row['match'] else 'MISMATCH'}", flush=True)
@@ -169,7 +176,7 @@ def capstone_verdict(rows):
     return lines
 
 
-def plot(table, rows, model, path):
+def plot(table, rows, model, path, block):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -180,7 +187,7 @@ def plot(table, rows, model, path):
     colors = ["#888888" if not r["name"].startswith("Stage ") else "#2a7ab9" for r in shown]
     left.bar(names, [r["x_floor"] for r in shown], color=colors)
     left.axhline(1.0, color="black", linewidth=1)
-    left.set_title(f"Time as a multiple of the floor, n = 2^24 (block {BLOCK})")
+    left.set_title(f"Time as a multiple of the floor, n = 2^24 (block {block})")
     left.set_xlabel("stage")
     left.set_ylabel("time / floor (1 = the floor)")
     palette = plt.get_cmap("tab20").colors
@@ -211,7 +218,7 @@ def tool_output(command):
         return ""
 
 
-def metadata(dirty, model):
+def metadata(dirty, model, block):
     smi = tool_output(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"])
     gpu, _, driver = smi.partition(", ")
     nvcc = re.search(r"release ([0-9.]+)", tool_output(["nvcc", "--version"]))
@@ -219,7 +226,7 @@ def metadata(dirty, model):
         ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"]) or "unknown"
     return {"device": gpu.splitlines()[0] if gpu else "unknown", "driver": driver or "unknown",
             "cuda": nvcc.group(1) if nvcc else "unknown",
-            "date": datetime.date.today().isoformat(), "commit": commit, "block": BLOCK,
+            "date": datetime.date.today().isoformat(), "commit": commit, "block": block,
             "seed": 12345, "main_n": MAIN_N, "cache": "dirty" if dirty else "clean",
             "launch_us": model["launch_ms"] * 1000 if model else None,
             "read_ceiling_gbps": model["ceiling_gbps"] if model else None}
@@ -297,7 +304,7 @@ Hardware counters:
 def readme_table(table, dirs, meta):
     lines = [BEGIN,
              f"Measured by `scripts/bench.sh` on {meta['device']} (CUDA {meta['cuda']}, driver "
-             f"{meta['driver']}, {meta['date']}): n = 2^24 floats, block {BLOCK}, each run "
+             f"{meta['driver']}, {meta['date']}): n = 2^24 floats, block {meta['block']}, each run "
              "starting from a clean L2. x floor: time / (empty launch + 4n bytes / read "
              "ceiling). Full results: [docs/results](docs/results/README.md).",
              "",
@@ -323,7 +330,7 @@ def lesson_block(row, meta):
     return "\n".join([
         BEGIN,
         f"`scripts/bench.sh`의 측정 ({meta['device']}, CUDA {meta['cuda']}, {meta['date']}; "
-        f"n = 2^24, 블록 {BLOCK}, 매 실행 전 L2를 깨끗이 비움):",
+        f"n = 2^24, 블록 {meta['block']}, 매 실행 전 L2를 깨끗이 비움):",
         "",
         "| GPU 시간 | 대역폭 | 바닥 대비 | CUB 대비 | 이전 단계 대비 |",
         "|---|---|---|---|---|",
@@ -371,34 +378,34 @@ def rewrite_docs(path, check):
         print(f"bench.py: error: {path} does not exist; run scripts/bench.sh", file=sys.stderr)
         return 2
     saved = json.loads(path.read_text())
-    differed = update_docs(saved["summary"], stage_dirs(), saved["meta"], write=not check)
+    differed = update_docs(saved["summary"], stage_folders(), saved["meta"], write=not check)
     source = (f"{path.relative_to(ROOT)} ({saved['meta']['device']}, {saved['meta']['date']}, "
               f"commit {saved['meta']['commit']})")
     if check:
         for file in differed:
             print(f"{file.relative_to(ROOT)}: its bench table differs from {source}; run "
-                  "scripts/bench.py --docs-only")
+                  "scripts/bench.sh --docs-only")
         return 1 if differed else 0
     print(f"README.md and the lessons' tables rewritten from {source}")
     return 0
 
 
-def run_steps(out):
+def run_steps(out, block):
     """docs/results/stage14_steps.md: what each of stage 14's techniques buys."""
     done = subprocess.run([str(BIN / "experiment_stage14_steps")], capture_output=True, text=True)
     if done.returncode != 0:
         print(f"bench.py: experiment_stage14_steps exited {done.returncode}: "
               f"{done.stderr.strip()}", file=sys.stderr)
         return 1
-    meta = metadata(False, None)
+    meta = metadata(False, None, block)
     out.mkdir(parents=True, exist_ok=True)
     (out / "stage14_steps.md").write_text(f"""# Stage 14, one technique at a time
 
-Written by `scripts/bench.py --steps` (do not edit by hand), which runs
+Written by `scripts/bench.sh --steps` (do not edit by hand), which runs
 `build/bin/experiment_stage14_steps` ([its source](../experiments/stage14_steps.cu)). Each
 row adds one technique to the row above, and the last rows take one back out of stage 14
 (or try one it does not keep); every row and CUB ran in the same process, block
-{BLOCK}, input seed {meta['seed']}, each run starting from a clean L2 (as in the benchmark),
+{meta['block']}, input seed {meta['seed']}, each run starting from a clean L2 (as in the benchmark),
 the median of 301 runs up to 2^20 and of 50 above, every result verified after timing.
 Below two chunks the steps before the last still take the ticket path with two blocks.
 
@@ -422,97 +429,98 @@ def parse_sizes(text):
     return [1 << k for k in range(low, high + 1)]
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="n = 2^24 only, 5 repeats")
-    parser.add_argument("--sizes", type=parse_sizes, help="log2 n, one or a range: 24, 20-24")
-    parser.add_argument("--dirty-l2", action="store_true",
-                        help="start each timed run with the L2 full of dirty lines")
-    parser.add_argument("--out", default=None, help="default docs/results for the full sweep, "
-                        "docs/results/dirty-l2 with --dirty-l2, the build folder's bench/ for "
-                        "--quick or --sizes")
-    parser.add_argument("--docs-only", action="store_true",
-                        help="rewrite the README's and the lessons' tables from docs/results/"
-                        "results.json; no GPU, nothing measured")
-    parser.add_argument("--check-docs", action="store_true",
-                        help="exit 1 if a README or lesson table differs from results.json")
-    parser.add_argument("--steps", action="store_true",
-                        help="only stage 14's techniques one at a time: docs/results/"
-                        "stage14_steps.md")
-    parser.add_argument("--lessons", action="store_true",
-                        help="only the lessons' experiments (every block size, the variants, "
-                        "the -G build): docs/results/lessons.md")
-    parser.add_argument("--operations", action="store_true",
-                        help="only stages 15 to 17 (max, softmax, layer norm) against CUB's max "
-                        "and their floors: docs/results/operations.md")
-    parser.add_argument("--multi-gpu", action="store_true",
-                        help="only stage 18 on 1 and 2 GPUs and the NCCL all-reduce: docs/"
-                        "results/multi_gpu.md")
-    args = parser.parse_args()
+def parser():
+    found = argparse.ArgumentParser(prog="scripts/bench.sh", description=__doc__.splitlines()[0])
+    found.add_argument("--build-first", action="store_true", help=argparse.SUPPRESS)
+    found.add_argument("--quick", action="store_true", help="n = 2^24 only, 5 repeats")
+    found.add_argument("--sizes", type=parse_sizes, help="log2 n, one or a range: 24, 20-24")
+    found.add_argument("--dirty-l2", action="store_true",
+                       help="start each timed run with the L2 full of dirty lines")
+    found.add_argument("--out", default=None, help="default docs/results for the full sweep, "
+                       "docs/results/dirty-l2 with --dirty-l2, the build folder's bench/ for "
+                       "--quick or --sizes")
+    found.add_argument("--docs-only", action="store_true",
+                       help="rewrite the README's and the lessons' tables from docs/results/"
+                       "results.json; no GPU, nothing measured")
+    found.add_argument("--check-docs", action="store_true",
+                       help="exit 1 if a README or lesson table differs from results.json")
+    found.add_argument("--steps", action="store_true",
+                       help="only stage 14's techniques one at a time: docs/results/"
+                       "stage14_steps.md")
+    found.add_argument("--lessons", action="store_true",
+                       help="only the lessons' experiments (every block size, the variants, "
+                       "the -G build): docs/results/lessons.md")
+    found.add_argument("--operations", action="store_true",
+                       help="only stages 15 to 17 (max, softmax, layer norm) against CUB's max "
+                       "and their floors: docs/results/operations.md")
+    found.add_argument("--multi-gpu", action="store_true",
+                       help="only stage 18 on 1 and 2 GPUs and the NCCL all-reduce: docs/"
+                       "results/multi_gpu.md")
+    return found
+
+
+def bench_block(descriptions):
+    """The block every measurement uses: the middle of the sizes the capstone accepts (256)."""
+    blocks = descriptions[CAPSTONE_NUMBER]["blocks"]
+    return blocks[len(blocks) // 2]
+
+
+def main(argv):
+    args = parser().parse_args(argv)
     if args.docs_only or args.check_docs:
         return rewrite_docs(ROOT / "docs" / "results" / "results.json", check=args.check_docs)
+    if args.build_first:
+        # The lessons' variants are not part of `all`: only --lessons needs them, and the
+        # student edition has none.
+        lessons = args.lessons and not stages.student_edition()
+        build_first("the benchmark needs a GPU, so nothing was measured",
+                    ["lesson_variants"] if lessons else ())
     require_answers("bench.py")
     require_device("bench.py", "the benchmark needs a GPU, so nothing was measured")
+    descriptions = answer_descriptions()
+    block = bench_block(descriptions)
+    out = pathlib.Path(args.out) if args.out else None
     if args.steps:
-        return run_steps(pathlib.Path(args.out) if args.out else ROOT / "docs" / "results")
+        return run_steps(out or ROOT / "docs" / "results", block)
     if args.lessons:
-        stages = [f"stage{number}" for number in stage_dirs()]
-        return run_lessons(stages, metadata(False, None),
-                           pathlib.Path(args.out) if args.out else ROOT / "docs" / "results")
-
+        chosen = {f"stage{number}": descriptions[number] for number in stage_dirs(descriptions)}
+        return run_lessons(chosen, metadata(False, None, block), out or ROOT / "docs" / "results")
     if args.multi_gpu:
-        if not (BIN / "bench_allreduce").exists():
-            sys.exit("bench.py: error: stage 18 and bench_allreduce are not built: CMake found no "
-                     "NCCL (install it, e.g. apt install libnccl-dev, or set NCCL_ROOT, and "
-                     "configure again)")
-        return run_multi_gpu(metadata(False, None),
-                             pathlib.Path(args.out) if args.out else ROOT / "docs" / "results")
-
+        return multi_gpu(out, block)
     if args.operations:
-        others = {number: op for number, op in answer_operations().items() if op != "Sum"}
-        return run_operations(others, metadata(False, None),
-                              pathlib.Path(args.out) if args.out else ROOT / "docs" / "results")
+        others = {number: d for number, d in descriptions.items() if d["operation"] != "sum"}
+        return run_operations(others, metadata(False, None, block),
+                              out or ROOT / "docs" / "results")
+    return sweep(args, stage_dirs(descriptions), block)
 
-    dirs = stage_dirs()
+
+def multi_gpu(out, block):
+    if not (BIN / "bench_allreduce").exists():
+        raise Stop("bench.py: error: stage 18 and bench_allreduce are not built: CMake found no "
+                   "NCCL (install it, e.g. apt install libnccl-dev, or set NCCL_ROOT, and "
+                   "configure again)", 1)
+    return run_multi_gpu(metadata(False, None, block), out or ROOT / "docs" / "results")
+
+
+def sweep(args, dirs, block):
+    """The benchmark itself: every sum stage and the baselines at every size."""
     executables = [f"stage{number}" for number in dirs] + BASELINES
     missing = [e for e in executables if not (BIN / e).exists()]
     if missing:
-        sys.exit(f"bench.py: error: {', '.join(missing)} not built; run scripts/bench.sh")
-
+        raise Stop(f"bench.py: error: {', '.join(missing)} not built; run scripts/bench.sh", 1)
     sizes = [MAIN_N] if args.quick else (args.sizes or SWEEP)
     # Small sizes get many runs: their times are a few microseconds, and the median of a
     # few dozen moves by the timer's step; large ones take long enough to settle sooner.
     repeat = lambda n: 5 if args.quick else (301 if n <= 1 << 20 else 50 if n <= MAIN_N else 20)
-    rows = run_all(executables, sizes, repeat, args.dirty_l2)
+    rows = run_all(executables, sizes, repeat, args.dirty_l2, block)
     model = floor_model(rows)
     derive(rows, model)
     main_n = MAIN_N if MAIN_N in sizes else sizes[-1]
     table = summary_table(rows, main_n)
-    names = [r["name"] for r in table]
-    meta = metadata(args.dirty_l2, model)
-
-    # A partial clean run goes to the build folder: docs/results/ holds the full sweep.
-    partial = args.quick or sizes != SWEEP
-    default_out = (ROOT / "docs" / "results" / "dirty-l2" if args.dirty_l2
-                   else BIN.parent / "bench" if partial else ROOT / "docs" / "results")
-    out = pathlib.Path(args.out) if args.out else default_out
-    out.mkdir(parents=True, exist_ok=True)
-    with open(out / "results.csv", "w", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=list(rows[0].keys()))
-        writer.writeheader()
-        writer.writerows(rows)
-    (out / "results.json").write_text(json.dumps({"meta": meta, "summary": table, "runs": rows},
-                                                 indent=1) + "\n")
-    try:
-        plot(table, rows, model, out / "bandwidth.png")
-    except ImportError:
-        print("matplotlib is not installed: no chart written", file=sys.stderr)
-    (out / "README.md").write_text(results_page(meta, table, rows, names))
-    if sizes == SWEEP and not args.dirty_l2 and args.out is None:
-        update_docs(table, dirs, meta)
-
+    meta = metadata(args.dirty_l2, model, block)
+    write_results(args, sizes, rows, table, model, meta, dirs)
     print()
-    print(f"{meta['device']}, n = 2^{main_n.bit_length() - 1}, block {BLOCK}, {meta['cache']} L2")
+    print(f"{meta['device']}, n = 2^{main_n.bit_length() - 1}, block {block}, {meta['cache']} L2")
     print(markdown_table(table))
     for line in capstone_verdict(rows):
         print(line)
@@ -523,5 +531,26 @@ def main():
     return 0
 
 
+def write_results(args, sizes, rows, table, model, meta, dirs):
+    """results.csv, results.json, the chart and the results page; after the full clean
+    sweep, the README's and the lessons' tables too."""
+    # A partial clean run goes to the build folder: docs/results/ holds the full sweep.
+    partial = args.quick or sizes != SWEEP
+    default_out = (ROOT / "docs" / "results" / "dirty-l2" if args.dirty_l2
+                   else BIN.parent / "bench" if partial else ROOT / "docs" / "results")
+    out = pathlib.Path(args.out) if args.out else default_out
+    out.mkdir(parents=True, exist_ok=True)
+    write_csv(out / "results.csv", rows, list(rows[0].keys()))
+    (out / "results.json").write_text(json.dumps({"meta": meta, "summary": table, "runs": rows},
+                                                 indent=1) + "\n")
+    try:
+        plot(table, rows, model, out / "bandwidth.png", meta["block"])
+    except ImportError:
+        print("matplotlib is not installed: no chart written", file=sys.stderr)
+    (out / "README.md").write_text(results_page(meta, table, rows, [r["name"] for r in table]))
+    if sizes == SWEEP and not args.dirty_l2 and args.out is None:
+        update_docs(table, dirs, meta)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    run_main(main, "bench.py")

@@ -1,8 +1,8 @@
-#!/usr/bin/env python3
 """Reads ctest's JUnit file and prints what a person reads: one line per label with its
 counts (and why tests were skipped), every failure in full, and one closing line.
 
-    test_summary.py JUNIT_XML
+    python3 -m course.test_summary JUNIT_XML     (scripts/ on PYTHONPATH; scripts/test.sh
+                                                  calls it after ctest)
 
 Labels come from the test names CMake gives (tests/CMakeLists.txt): host.*, harness.* and
 stageNN.* (gpu), stageNN_todo.* (todo), mistakes.* (mistakes).

@@ -15,10 +15,10 @@ peer copy and add beside NCCL. Writes docs/results/multi_gpu.md and multi_gpu.cs
 """
 import subprocess
 
-from gpu_script import BIN, floor_model, run_csv, write_csv
+from course import build, report
+from course.gpu import BIN, floor_model, run_csv, write_csv
 
 SIZES = [1 << 28, 1 << 29, 1 << 30, (1 << 31) - 1]
-BLOCK = 256
 REPEAT = 20
 TARGET_N = 1 << 30
 TARGET_SPEEDUP = 1.8
@@ -26,17 +26,17 @@ TARGET_SPEEDUP = 1.8
 
 def visible_gpus():
     """How many CUDA devices reduce_probe lists (CUDA_VISIBLE_DEVICES applies)."""
-    done = subprocess.run([str(BIN / "reduce_probe")], capture_output=True, text=True)
-    return sum(1 for line in done.stdout.splitlines() if line.startswith("CUDA device "))
+    _, device = build.probe()
+    return sum(1 for line in device.splitlines() if line.startswith("CUDA device "))
 
 
 def size_name(n):
     return f"2^{n.bit_length() - 1}" if n & (n - 1) == 0 else f"2^{n.bit_length()} - 1"
 
 
-def measure_scaling(gpus):
+def measure_scaling(gpus, block):
     rows = []
-    options = lambda n: ["--n", n, "--block", BLOCK, "--repeat", REPEAT]
+    options = lambda n: ["--n", n, "--block", block, "--repeat", REPEAT]
     rows.append(dict(run_csv("bench_launch", options(SIZES[0])), part="launch", gpus=1))
     for n in SIZES:
         rows.append(dict(run_csv("bench_read", options(n)), part="read", gpus=1))
@@ -52,16 +52,9 @@ def measure_all_reduce(gpus):
     """bench_allreduce's --csv rows as dicts (bytes, gpus, nccl_ms, ..., peer_match)."""
     command = [str(BIN / "bench_allreduce"), "--gpus", str(gpus), "--repeat", str(REPEAT), "--csv"]
     done = subprocess.run(command, capture_output=True, text=True)
-    lines = [line for line in done.stdout.splitlines() if line and line[0].isdigit()]
-    if done.returncode not in (0, 1) or not lines:
+    rows = report.csv_table(done.stdout, "bytes")
+    if done.returncode not in (0, 1) or not rows:
         raise RuntimeError(f"{' '.join(command)} exited {done.returncode}: {done.stderr.strip()}")
-    header = ("bytes gpus nccl_ms nccl_algbw nccl_busbw nccl_match peer_ms peer_algbw "
-              "peer_busbw peer_match").split()
-    rows = []
-    for line in lines:
-        row = dict(zip(header, line.split(",")))
-        rows.append({key: (float(value) if "." in value else int(value))
-                     for key, value in row.items()})
     print("  all-reduce done", flush=True)
     return rows
 
@@ -137,8 +130,8 @@ def page(meta, scaling, all_reduce, model, gpus):
     k = all_reduce[0]["gpus"] if all_reduce else gpus
     return f"""# Stage 18: one GPU against two, and the all-reduce
 
-Written by `scripts/bench.sh --multi-gpu` (do not edit by hand; [the script](../../scripts/multi_gpu_bench.py)).
-Input seed {meta['seed']}, block {BLOCK}. Stage 18 is timed from the first GPU's start
+Written by `scripts/bench.sh --multi-gpu` (do not edit by hand; [the script](../../scripts/course/multi_gpu_bench.py)).
+Input seed {meta['seed']}, block {meta['block']}. Stage 18 is timed from the first GPU's start
 event to the last GPU's end (`common/multi_gpu/span_timer.h`), each run starting from a clean L2 on
 every GPU; the median of {REPEAT} timed runs after a warm-up; every GPU's total verified
 against the CPU after timing. ✗ marks a run that did not match.
@@ -174,7 +167,7 @@ the other's vector (`cudaMemcpyPeerAsync`), then adds the two.
 
 def run_multi_gpu(meta, out):
     gpus = visible_gpus()
-    scaling = measure_scaling(gpus)
+    scaling = measure_scaling(gpus, meta["block"])
     all_reduce = measure_all_reduce(min(gpus, 2) if gpus >= 2 else 1)
     model = floor_model([r for r in scaling if r["part"] in ("launch", "read")])
     out.mkdir(parents=True, exist_ok=True)

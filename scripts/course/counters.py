@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Hardware counters for every answer stage, from Nsight Compute.
 
 Profiles build/bin/stageNN --n 16777216 --repeat 1 (a warm-up run and one timed run; the
@@ -10,16 +9,23 @@ efficiency (all lanes an instruction was issued for, and only those not predicat
 Sums are over the run's kernels; percentages are those of its longest kernel. Writes
 counters.csv and counters.md under docs/results/ (or --out).
 
-    scripts/counters.sh            (builds first; this script expects a build)
+    scripts/counters.sh            (builds first, then profiles)
+
+scripts/counters.sh runs `python3 -m course.counters --build-first`; without that flag it
+profiles a build that is already there.
+Exit code: 0 done, 3 no CUDA device, 4 build error or ncu missing.
 """
 import argparse
 import csv
 import io
 import pathlib
+import shutil
 import subprocess
-import sys
 
-from gpu_script import BIN, ROOT, answer_operations, require_answers, require_device
+from course import describe
+from course.cli import Stop, run_main
+from course.gpu import (BIN, ROOT, answer_descriptions, build_first, require_answers,
+                        require_device, write_csv)
 
 N = 1 << 24
 METRICS = {
@@ -99,18 +105,23 @@ def cell(key, value):
     return f"{value:.1f}"
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def main(argv):
+    parser = argparse.ArgumentParser(prog="scripts/counters.sh",
+                                     description=__doc__.splitlines()[0])
+    parser.add_argument("--build-first", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--out", default=str(ROOT / "docs" / "results"))
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
+    if args.build_first:
+        build_first("the counters need a GPU, so nothing was profiled")
+        if not shutil.which("ncu"):
+            raise Stop("counters.sh: error: ncu (Nsight Compute) is not on PATH; it ships with "
+                       "the CUDA toolkit", 4)
     require_answers("counters.py")
     require_device("counters.py", "the counters need a GPU, so nothing was profiled")
-    operations = answer_operations()
     rows = []
-    for stage in sorted(operations):
-        rows.append(summarise(stage, profile(stage, operations[stage] not in ("Sum", "Max"))))
+    for stage, description in sorted(answer_descriptions().items()):
+        rows.append(summarise(stage, profile(stage, describe.takes_rows(description))))
         print(f"  profiled stage {stage}", flush=True)
-
     write_tables(rows, pathlib.Path(args.out))
     return 0
 
@@ -118,10 +129,7 @@ def main():
 def write_tables(rows, out):
     """counters.csv and counters.md under out, and the table on stdout."""
     out.mkdir(parents=True, exist_ok=True)
-    with open(out / "counters.csv", "w", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=[key for key, _ in COLUMNS])
-        writer.writeheader()
-        writer.writerows(rows)
+    write_csv(out / "counters.csv", rows, [key for key, _ in COLUMNS])
     header = "| " + " | ".join(title for _, title in COLUMNS) + " |"
     table = [header, "|" + "---|" * len(COLUMNS)]
     table += ["| " + " | ".join(cell(k, r[k]) for k, _ in COLUMNS) + " |" for r in rows]
@@ -143,4 +151,4 @@ def write_tables(rows, out):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_main(main, "counters.py")

@@ -1,0 +1,95 @@
+"""What the measuring modules (bench, counters and the benchmark's parts) share: where the
+build is, stopping with one line when there is no CUDA device to measure on, what each
+answer computes, one --csv run of an executable, and the floor model."""
+import csv
+import statistics
+import subprocess
+
+from course import build, describe, report, stages
+from course.cli import Stop
+
+ROOT = stages.ROOT
+BIN = build.bin_dir()
+
+
+def build_first(without_gpu, also=()):
+    """What scripts/bench.sh and counters.sh do before measuring: build everything (and the
+    targets `also`, which are not part of it), then say which device they measure on, or
+    stop with 3 and one line when there is none."""
+    build.configure_and_build()
+    if also:
+        build.configure_and_build(also)
+    found, device = build.probe()
+    if not found:
+        raise Stop(f"{device}: {without_gpu}.", 3)
+    print(device, flush=True)
+
+
+def require_device(script, without_gpu):
+    """Exits 3 with one line when no CUDA device is usable, 4 when nothing is built."""
+    probe_path = BIN / "reduce_probe"
+    if not probe_path.exists():
+        raise Stop(f"{script}: error: {probe_path} is not built; run scripts/{script[:-3]}.sh", 4)
+    found, device = build.probe()
+    if not found:
+        raise Stop(f"{script}: {device}: {without_gpu}.", 3)
+
+
+def require_answers(script):
+    """Exits 2 with one line in the student edition, which has no answers/ to measure."""
+    if stages.student_edition():
+        raise Stop(f"{script}: error: this measures the reference answers in answers/, which the "
+                   "student edition leaves out; time your own stage with scripts/run.sh --todo N", 2)
+
+
+def described(executable):
+    try:
+        return describe.describe(BIN / executable)
+    except describe.DescribeError as error:
+        raise Stop(f"error: {error}", 4) from None
+
+
+def answer_descriptions():
+    """{'07': description, ...} for every answer's executable: what each computes (its
+    operation) and how it is called. The benchmark's table and the counters compare sums
+    with CUB's sum and pass --n, which the row stages refuse."""
+    return {f"{n:02d}": described(f"stage{n:02d}") for n in stages.numbers()
+            if stages.folder(n) and (ROOT / "answers" / stages.folder(n)).is_dir()}
+
+
+def run_csv(executable, options):
+    """One run of build/bin/<executable> with --csv and the given options; its line as a
+    dict (name, executable, n, block, gpu_ms, gbps, relative_error, match)."""
+    command = [str(BIN / executable), *map(str, options), "--csv"]
+    done = subprocess.run(command, capture_output=True, text=True)
+    row = report.csv_line(done.stdout)
+    if done.returncode not in (0, 1) or row is None:
+        raise RuntimeError(f"{' '.join(command)} exited {done.returncode}: {done.stderr.strip()}")
+    typed = report.typed_csv_row(row)
+    return {"name": typed.pop("name"), "executable": executable, **typed}
+
+
+def floor_model(rows):
+    """The empty launch (ms), the read ceiling (GB/s) and floor(n) in ms, from the rows of
+    bench_launch ('launch') and bench_read ('read'); None without both."""
+    launches = [r["gpu_ms"] for r in rows if r["name"] == "launch"]
+    reads = [r for r in rows if r["name"] == "read"]
+    if not launches or not reads:
+        return None
+    launch_ms = statistics.median(launches)
+    rates = [4 * r["n"] / ((r["gpu_ms"] - launch_ms) * 1e6) for r in reads
+             if r["gpu_ms"] > launch_ms]
+    if not rates:
+        return None
+    ceiling = max(rates)
+    return {"launch_ms": launch_ms, "ceiling_gbps": ceiling,
+            "at": lambda n: launch_ms + 4 * n / (ceiling * 1e6)}
+
+
+def write_csv(path, rows, fields=None):
+    """rows (dicts) to a CSV file; the columns are `fields`, else every key, sorted."""
+    fields = fields or sorted({key for r in rows for key in r})
+    with open(path, "w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=fields)
+        writer.writeheader()
+        writer.writerows(rows)
