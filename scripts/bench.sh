@@ -16,9 +16,15 @@
 #   scripts/bench.sh --multi-gpu  stage 18 on 1 and 2 GPUs at n = 2^28 to 2^31 - 1, and the
 #                                 NCCL all-reduce of 1 MiB to 1 GiB (multi_gpu.md; needs NCCL)
 #
-# Exit code: 0 every run verified, 1 some did not, 3 no CUDA device, 4 build error.
+# Exit code: 0 every run verified, 1 some did not, 2 the student edition (no answers/shared/:
+# nothing to measure), 3 no CUDA device, 4 build error.
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
+
+if [[ ! -d answers/shared ]]; then
+  echo "bench.sh: error: the benchmark needs the instructor edition (it times answers/ and bench_read, which the student edition leaves out); time your own stage with scripts/run.sh --todo N" >&2
+  exit 2
+fi
 
 configure_and_build
 if [[ " $* " == *" --lessons "* && -d answers ]]; then  # the student edition has no variants

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Writes the student edition of the course into DIR: everything a student needs, nothing
-# that gives a solution away (answers/, the known-wrong corpus tests/mistakes/ whose patches
-# are written against the answers, common/block_reduce_warp.cuh which is stage 12's solution,
-# the instructor's scripts/gpu_check.sh, bench/experiments/ which holds stage 14's
-# techniques) and no build output, whatever the build folder's name.
+# that gives a solution away (answers/, with answers/shared/ the finished code common/ and
+# bench/ use where it exists, the known-wrong corpus tests/mistakes/ whose patches are
+# written against the answers, the instructor's scripts/gpu_check.sh, bench/experiments/
+# which holds stage 14's techniques) and no build output, whatever the build folder's name.
 #
 #   scripts/export_student.sh DIR     DIR must not exist or be empty
 #
@@ -21,8 +21,6 @@ withheld() {
     answers/* | tests/mistakes/* | scripts/gpu_check.sh) return 0 ;;
     # Stage 14's techniques one at a time: its last rows are stage 14's solution.
     bench/experiments/*) return 0 ;;
-    # Stage 12's solution, shared by stages 13 and 14; block_reduce.cuh then uses CUB.
-    common/block_reduce_warp.cuh) return 0 ;;
     *) return 1 ;;
   esac
 }
