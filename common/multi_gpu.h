@@ -50,9 +50,13 @@ struct GpuPart {
   float* block_sums = nullptr;
   unsigned int* ticket = nullptr;
   int sm_count = 0;
+  // sum_shard's other scratch, allocated once per GPU (none where it needs none).
+  void* scratch = nullptr;
+  std::size_t scratch_bytes = 0;
 };
 
-// Given: stage 14's kernel over part.count floats of part.shard, leaving their sum in
+// Given: stage 14's kernel (in the student edition, which has no answers/, CUB's
+// DeviceReduce::Sum) over part.count floats of part.shard, leaving their sum in
 // *part.shard_sum (0 for an empty shard). Enqueued on part.stream, no syncing. The
 // current device must be part.device.
 void sum_shard(const GpuPart& part, unsigned block);

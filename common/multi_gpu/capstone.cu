@@ -1,89 +1,33 @@
-// The capstone's kernel (stage 14's answer), given to stage 18 so that each GPU sums its
-// shard at its memory's floor. Stage 14's lesson explains every line; the student writes
-// it there, so here it is the finished copy and nothing else.
+// reduce::sum_shard, stage 18's given sum of one GPU's shard. In the instructor edition it
+// is the capstone's kernel (stage 14's answer, answers/shared/capstone_kernel.cuh), so that
+// each GPU sums its shard at its memory's floor. The student edition has no answers/, so
+// that stage 14 is still the student's to write; there each shard is summed by CUB's
+// cub::DeviceReduce::Sum (deterministic run to run), in scratch the runner allocates once
+// per GPU before anything is timed (sum_shard_scratch_bytes).
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <string>
 
-#include <cuda/atomic>
-
-#include "common/block_reduce.cuh"
 #include "common/geometry.h"
 #include "common/multi_gpu.h"
 #include "common/multi_gpu/multi_gpu_call_log.h"
+#include "common/multi_gpu/multi_gpu_runner.h"
+
+namespace reduce {
+
+std::size_t capstone_block_sums_capacity(int sm_count) {
+  return static_cast<std::size_t>(sm_count) * 64;  // > resident blocks per SM on any GPU
+}
+
+}  // namespace reduce
+
+#if __has_include("answers/shared/capstone_kernel.cuh")
+#include "answers/shared/capstone_kernel.cuh"
 
 namespace reduce {
 namespace {
-
-constexpr unsigned int kFloatsPerVector = 4;  // float4: 16-byte loads
-constexpr unsigned int kVectorsInFlight = 4;  // float4s per thread per trip
-constexpr unsigned int kSumsInFlight = 4;     // block sums the last block loads at once
-constexpr unsigned int kBytesInFlightPerSm = 64 * 1024;
-
-__device__ float capstone_thread_sum(const float* in, unsigned int n) {
-  const unsigned int thread = blockIdx.x * blockDim.x + threadIdx.x;
-  const auto misaligned = static_cast<unsigned int>(
-      (reinterpret_cast<std::uintptr_t>(in) / sizeof(float)) % kFloatsPerVector);
-  const unsigned int head = min(n, (kFloatsPerVector - misaligned) % kFloatsPerVector);
-  const unsigned int vector_count = (n - head) / kFloatsPerVector;
-  const unsigned int tail = head + vector_count * kFloatsPerVector;
-  float sum = 0.0f;
-  if (thread < head) sum += in[thread];
-  if (tail + thread < n) sum += in[tail + thread];
-  const unsigned int chunk = kVectorsInFlight * blockDim.x;
-  const float4* vectors = reinterpret_cast<const float4*>(in + head);
-  for (unsigned int first = blockIdx.x * chunk; first < vector_count; first += gridDim.x * chunk) {
-    float4 loaded[kVectorsInFlight];
-#pragma unroll
-    for (unsigned int k = 0; k < kVectorsInFlight; ++k) {
-      const unsigned int index = first + k * blockDim.x + threadIdx.x;
-      loaded[k] = index < vector_count ? vectors[index] : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-    }
-#pragma unroll
-    for (unsigned int k = 0; k < kVectorsInFlight; ++k) {
-      sum += (loaded[k].x + loaded[k].y) + (loaded[k].z + loaded[k].w);
-    }
-  }
-  return sum;
-}
-
-__device__ float capstone_sum_of_block_sums(const float* block_sums) {
-  float total = 0.0f;
-  for (unsigned int first = 0; first < gridDim.x; first += kSumsInFlight * blockDim.x) {
-    float loaded[kSumsInFlight];
-#pragma unroll
-    for (unsigned int k = 0; k < kSumsInFlight; ++k) {
-      const unsigned int b = first + k * blockDim.x + threadIdx.x;
-      loaded[k] = b < gridDim.x ? __ldcg(&block_sums[b]) : 0.0f;
-    }
-#pragma unroll
-    for (unsigned int k = 0; k < kSumsInFlight; ++k) total += loaded[k];
-  }
-  return block_reduce_sum(total);
-}
-
-__global__ void capstone_single_pass(const float* in, float* block_sums, unsigned int* ticket,
-                                     float* result, unsigned int n) {
-  __shared__ bool is_last_block;
-  const float sum = block_reduce_sum(capstone_thread_sum(in, n));
-  if (gridDim.x == 1) {
-    if (threadIdx.x == 0) *result = sum;
-    return;
-  }
-  if (threadIdx.x == 0) {
-    block_sums[blockIdx.x] = sum;
-    cuda::atomic_ref<unsigned int, cuda::thread_scope_device> counter(*ticket);
-    is_last_block = counter.fetch_add(1u, cuda::memory_order_acq_rel) == gridDim.x - 1;
-  }
-  __syncthreads();
-  if (!is_last_block) return;
-  const float total = capstone_sum_of_block_sums(block_sums);
-  if (threadIdx.x == 0) {
-    *result = total;
-    *ticket = 0;
-  }
-}
 
 // Blocks per multiprocessor for 64 KB in flight, never more than fit at once. Asked once
 // per device and block size: the query is host work that would sit inside the timed span.
@@ -101,9 +45,7 @@ int blocks_per_sm(int device, unsigned int block) {
 
 }  // namespace
 
-std::size_t capstone_block_sums_capacity(int sm_count) {
-  return static_cast<std::size_t>(sm_count) * 64;  // > resident blocks per SM on any GPU
-}
+std::size_t sum_shard_scratch_bytes() { return 0; }  // the kernel needs only block_sums
 
 void sum_shard(const GpuPart& part, unsigned block) {
   // On the wrong device the launch would run there with another GPU's pointers; the runner
@@ -121,3 +63,34 @@ void sum_shard(const GpuPart& part, unsigned block) {
 }
 
 }  // namespace reduce
+
+#else  // the student edition: CUB's device-wide sum, no stage's solution
+
+#include <cub/device/device_reduce.cuh>
+
+namespace reduce {
+
+// The scratch CUB asks for at the largest shard sum_shard takes (its count is an unsigned
+// int, as the capstone kernel's n); CUB's need grows with the count, so this covers every
+// shard, and a shortfall would be CUB's cudaErrorInvalidValue, not a wrong sum.
+std::size_t sum_shard_scratch_bytes() {
+  std::size_t bytes = 0;
+  CUDA_CHECK(cub::DeviceReduce::Sum(nullptr, bytes, static_cast<const float*>(nullptr),
+                                    static_cast<float*>(nullptr),
+                                    std::numeric_limits<unsigned int>::max()));
+  return bytes;
+}
+
+void sum_shard(const GpuPart& part, unsigned /*block*/) {
+  // On the wrong device the launch would run there with another GPU's pointers; the runner
+  // reports the call (common/multi_gpu/multi_gpu_call_log.h) instead.
+  if (!note_shard_sum(part.device)) return;
+  std::size_t bytes = part.scratch_bytes;
+  CUDA_CHECK(cub::DeviceReduce::Sum(part.scratch, bytes, part.shard, part.shard_sum,
+                                    static_cast<unsigned int>(part.count), part.stream));
+  CUDA_CHECK_LAUNCH("cub::DeviceReduce::Sum");
+}
+
+}  // namespace reduce
+
+#endif

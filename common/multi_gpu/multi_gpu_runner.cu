@@ -73,6 +73,7 @@ struct MultiGpuRunner::Gpu {
     block_sums = DeviceBuffer<float>(capstone_block_sums_capacity(sm_count));
     ticket = DeviceBuffer<unsigned int>(1);
     results = DeviceBuffer<float>(2);
+    scratch = DeviceBuffer<unsigned char>(sum_shard_scratch_bytes());
     CUDA_CHECK(cudaMemset(ticket.get(), 0, sizeof(unsigned int)));
     CUDA_CHECK(cudaStreamCreate(&stream));
   }
@@ -87,6 +88,7 @@ struct MultiGpuRunner::Gpu {
   DeviceBuffer<float> block_sums;
   DeviceBuffer<unsigned int> ticket;
   DeviceBuffer<float> results;  // [0] the shard's sum, [1] the total
+  DeviceBuffer<unsigned char> scratch;  // sum_shard's own, when it needs any
   cudaStream_t stream = nullptr;
   ncclComm_t comm = nullptr;
 };
@@ -154,6 +156,8 @@ std::vector<GpuPart> MultiGpuRunner::parts() const {
     part.total = gpu.results.get() + 1;
     part.block_sums = gpu.block_sums.get();
     part.ticket = gpu.ticket.get();
+    part.scratch = gpu.scratch.get();
+    part.scratch_bytes = gpu.scratch.bytes();
     part.sm_count = gpu.sm_count;
     parts.push_back(part);
   }

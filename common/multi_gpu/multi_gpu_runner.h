@@ -24,6 +24,11 @@ class ShardError : public std::runtime_error {
 // Floats of block-sum scratch the capstone kernel may use on a GPU with sm_count SMs.
 std::size_t capstone_block_sums_capacity(int sm_count);
 
+// Bytes of scratch sum_shard needs on the current device besides block_sums: 0 for the
+// capstone kernel, CUB's temporary storage for the student edition's fallback
+// (common/multi_gpu/capstone.cu). The runner allocates it once per GPU, before any timing.
+std::size_t sum_shard_scratch_bytes();
+
 // The stage's shards of n over `gpus`, in order.
 std::vector<Shard> shards_for(const MultiGpuPlan& plan, std::size_t n, int gpus);
 

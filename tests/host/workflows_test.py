@@ -39,6 +39,8 @@ class Workflows(unittest.TestCase):
                     words = shlex.split(line)
                     script = words[1] if words[0] == "bash" else words[0]
                     target = ROOT / script
+                    if script == "scripts/gpu_check.sh" and not (ROOT / "answers").is_dir():
+                        continue  # the instructor's check: the student edition leaves it out
                     self.assertTrue(target.is_file(), f"{path.name} {job}: {script} is missing")
                     if words[0] != "bash":
                         self.assertTrue(target.stat().st_mode & 0o111, f"{script} is not executable")

@@ -1,7 +1,8 @@
 // Stage 12's block reduction, shared by the stages after it (13 and 14) so that their
 // files hold only their own idea. Stage 12's file keeps its own copy: it is that lesson.
-// This file is stage 12's solution, so the student edition (scripts/export_student.sh)
-// leaves it out and common/block_reduce.cuh falls back to a library version.
+// This file is stage 12's solution, so it lives in answers/ and the student edition
+// (scripts/export_student.sh) has none: common/block_reduce.cuh falls back to a library
+// version there.
 #pragma once
 
 namespace reduce {
