@@ -114,7 +114,7 @@ def nccl_missing():
 
 def needs_nccl(exe):
     """Whether the built stage executable is a multi-GPU stage this build cannot run. Without
-    NCCL such a stage is built as a one-line stand-in (common/needs_nccl.cpp) that exits 4,
+    NCCL such a stage is built as a one-line stand-in (common/multi_gpu/needs_nccl.cpp) that exits 4,
     "no NCCL in this build", whatever it is asked; --describe touches no GPU, so no real
     stage executable exits 4 from it."""
     if not nccl_missing():

@@ -1,5 +1,5 @@
 """The one reading of what a stage executable prints: its report (for a person) and its
---csv line (for a script), read by column name. The columns are common/report.h's
+--csv line (for a script), read by column name. The columns are common/harness/report.h's
 kCsvHeader, which the executables' --help prints; a host test keeps the two the same."""
 import csv
 import io
@@ -8,7 +8,7 @@ import re
 CSV_COLUMNS = ("name", "n", "block", "gpu_ms", "gbps", "relative_error", "match")
 
 # "  GPU time : 0.1590 ms", "  Bandwidth: 422.1 GB/s" (a row stage's line goes on),
-# "CPU sum : ..." / "GPU max : ...": the report's lines (common/report.cpp).
+# "CPU sum : ..." / "GPU max : ...": the report's lines (common/harness/report.cpp).
 REPORT_LINES = {
     "gpu_ms": re.compile(r"^  GPU time : (\S+) ms$", re.M),
     "gbps": re.compile(r"^  Bandwidth: ([0-9.]+) GB/s", re.M),

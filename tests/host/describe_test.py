@@ -116,7 +116,7 @@ class SanitizerRuns(unittest.TestCase):
 
 class Reports(unittest.TestCase):
     def test_csv_columns_are_the_harness_header(self):
-        header = (ROOT / "common" / "report.h").read_text()
+        header = (ROOT / "common" / "harness" / "report.h").read_text()
         self.assertIn(f'kCsvHeader = "{",".join(report.CSV_COLUMNS)}"', header)
 
     def test_csv_line_by_column_name(self):
