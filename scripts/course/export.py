@@ -1,0 +1,189 @@
+"""Writes the student edition of the course into DIR: everything a student needs, nothing
+that gives a solution away (answers/, with answers/shared/ the finished code common/ and
+bench/ use where it exists, the known-wrong corpus tests/mistakes/ whose patches are
+written against the answers, the instructor's scripts/gpu_check.sh, bench/experiments/
+which holds stage 14's techniques) and no build output, whatever the build folder's name.
+
+  scripts/export_student.sh DIR                  DIR must not exist or be empty
+  scripts/export_student.sh --stages 6-10 DIR    only stages 6 to 10 (or one: --stages 7):
+                                                 no later stage's folder at all
+
+stages/gifts.txt lists where a shipped file gives an earlier stage's solution on purpose;
+a partial edition keeps only the gifts between the stages it has.
+
+The edition configures and builds on its own: CMakeLists.txt sees that answers/ is missing
+and builds the templates and their tests only.
+Exit code: 0 written, 2 bad arguments or a DIR that is not empty."""
+import os
+import pathlib
+import re
+import shutil
+import subprocess
+
+from course import stages
+from course.cli import Stop, run_main
+
+ROOT = stages.ROOT
+USAGE = "scripts/export_student.sh [--stages N or A-B] DIR"
+GIFT = re.compile(r"^([0-9]{2}|[A-Za-z0-9_./-]+) gives ([0-9]{2}): .+")
+STAGE_PATH = re.compile(r"^stages/stage([0-9]{2})_[^/]*/")
+
+
+def fail(message):
+    raise Stop(f"export_student.sh: error: {message}", 2)
+
+
+def withheld(path):
+    """Paths that hold or reveal a solution, or need one. Stage 14's techniques one at a
+    time (bench/experiments/) end in stage 14's solution."""
+    return (path.startswith(("answers/", "tests/mistakes/", "bench/experiments/"))
+            or path == "scripts/gpu_check.sh")
+
+
+def parse_range(text):
+    """'7' or '6-10' -> (first, last)."""
+    found = re.fullmatch(r"([0-9]{1,2})(?:-([0-9]{1,2}))?", text)
+    if not found:
+        fail(f"--stages takes a stage or a range such as 6-10, not '{text}'")
+    first = int(found.group(1))
+    last = int(found.group(2) or first)
+    if first > last:
+        fail(f"--stages {text}: the range's first stage is after its last")
+    return first, last
+
+
+def parse(argv):
+    """(first, last, dest) from the command line."""
+    first, last = 0, 99
+    if argv and argv[0] == "--stages":
+        if len(argv) < 2:
+            fail(f"--stages needs a stage or a range, e.g. --stages 6-10: {USAGE}")
+        first, last = parse_range(argv[1])
+        argv = argv[2:]
+    if len(argv) != 1 or not argv[0]:
+        fail(f"give one target folder: {USAGE}")
+    dest = argv[0]
+    if dest.startswith("-"):
+        fail(f"the target folder is a path, not an option: '{dest}'")
+    target = pathlib.Path(dest)
+    if target.exists():
+        if not target.is_dir():
+            fail(f"'{dest}' exists and is not a folder")
+        if any(target.iterdir()):
+            fail(f"'{dest}' is not empty; give a new or empty folder")
+    return first, last, target
+
+
+def is_git_checkout():
+    """True when ROOT is the top of a git checkout (an ignored copy inside another checkout,
+    such as an earlier export under build-*/, is not one)."""
+    if shutil.which("git") is None:
+        return False
+    done = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--show-toplevel"],
+                          capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        return False
+    return pathlib.Path(done.stdout.strip()).resolve() == ROOT.resolve()
+
+
+def list_files():
+    """Every file of the course relative to ROOT. Git's own list honours .gitignore, so build
+    outputs stay behind; outside git only the build folders are known."""
+    if is_git_checkout():
+        done = subprocess.run(["git", "-C", str(ROOT), "ls-files", "-z", "--cached", "--others",
+                               "--exclude-standard"], capture_output=True, check=True)
+        return [p for p in done.stdout.decode().split("\0") if p]
+    found = []
+    for top, dirs, files in os.walk(ROOT):
+        rel_top = pathlib.Path(top).relative_to(ROOT)
+        if rel_top == pathlib.Path("."):
+            dirs[:] = [d for d in dirs if d not in (".git", "build") and not d.startswith("build-")]
+        found += [(rel_top / f).as_posix() for f in files]
+    return found
+
+
+def build_dirs():
+    """Build folders wherever they are (cmake -B out puts one outside .gitignore), known by
+    the CMakeCache.txt every CMake build folder holds; they carry copies of the answers."""
+    found = []
+    for top, dirs, files in os.walk(ROOT):
+        if pathlib.Path(top) == ROOT and ".git" in dirs:
+            dirs.remove(".git")
+        if "CMakeCache.txt" in files:
+            found.append(pathlib.Path(top).relative_to(ROOT).as_posix() + "/")
+    return found
+
+
+def kept_gifts(released):
+    """stages/gifts.txt: `<later stage or path> gives <stage>: <reason>`, checked here so that
+    a malformed line stops the export rather than a test; the lines between released stages."""
+    gifts = ROOT / "stages" / "gifts.txt"
+    if not gifts.is_file():
+        return None
+    kept = []
+    for number, line in enumerate(gifts.read_text().splitlines(), 1):
+        if not line.strip() or line.startswith("#"):
+            kept.append(line)
+            continue
+        found = GIFT.match(line)
+        if not found:
+            fail(f"stages/gifts.txt line {number} is not "
+                 "'<later stage or path> gives <stage>: <reason>'")
+        giver, given = found.groups()
+        if int(given) not in released:
+            continue
+        if re.fullmatch(r"[0-9]{2}", giver) and int(giver) not in released:
+            continue
+        kept.append(line)
+    return kept
+
+
+def chosen_files(released):
+    """The course's files that go to the edition. A stage folder outside the range is left
+    out whole (its template may give the released stages' solutions)."""
+    builds = build_dirs()
+    chosen = []
+    for path in list_files():
+        stage = STAGE_PATH.match(path)
+        if withheld(path) or (stage and int(stage.group(1)) not in released):
+            continue
+        if any(path.startswith(b) for b in builds if b != "./"):
+            continue
+        if (ROOT / path).exists() or (ROOT / path).is_symlink():
+            chosen.append(path)
+    return chosen
+
+
+def copy(paths, dest):
+    """Keeps modes (scripts stay executable) and symbolic links as they are."""
+    for path in paths:
+        source, target = ROOT / path, dest / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if source.is_symlink():
+            os.symlink(os.readlink(source), target)
+        else:
+            shutil.copy2(source, target)
+
+
+def main(argv):
+    first, last, dest = parse(argv)
+    released = {n for n in stages.numbers() if first <= n <= last}
+    if not released:
+        fail(f"no stage folder in stages/ is in --stages {first}-{last}")
+    gifts = kept_gifts(released)
+    # The list is taken before DIR gets anything, so a DIR inside the course is not copied
+    # into itself.
+    paths = chosen_files(released)
+    if not paths:
+        fail(f"found no files to export in {ROOT}")
+    dest.mkdir(parents=True, exist_ok=True)
+    copy(paths, dest)
+    if gifts is not None:
+        (dest / "stages" / "gifts.txt").write_text("".join(line + "\n" for line in gifts))
+    print(f"Student edition written to {dest} ({len(paths)} files, no answers); there, run "
+          "scripts/check.sh to see where each stage stands.")
+    return 0
+
+
+if __name__ == "__main__":
+    run_main(main, "export_student.sh")
