@@ -143,15 +143,19 @@ def run_suite(suite, source, out_dir, timeout):
     return rules.judge_suite(code, text, tests, log, source)
 
 
-def run_sanitizer(tool, exe, source, configs, out_dir, tool_options=()):
+def run_sanitizer(tool, exe, source, configs, out_dir, tool_options=(), run=None,
+                  timeout=SANITIZER_TIMEOUT_S):
+    """One tool over every run in `configs`; `run(command, log, timeout)` runs one command
+    into a log (run_logged here, a sandboxed one in the instructors' grader)."""
+    run = run or run_logged
     log = out_dir / f"{tool}.log"
     with open(log, "w", encoding="utf-8"):
         pass
     for label, options in configs:
         part = out_dir / (tool + "." + re.sub(r"[^0-9a-z]+", "_", label) + ".log")
-        code, text = run_logged(
+        code, text = run(
             [sanitizer_path(), "--tool", tool, "--print-limit", "20", "--error-exitcode", "99",
-             *tool_options, exe, *options, "--repeat", "1"], part, SANITIZER_TIMEOUT_S)
+             *tool_options, exe, *options, "--repeat", "1"], part, timeout)
         with open(log, "a", encoding="utf-8") as whole:
             whole.write(text + "\n")
         part.unlink()
