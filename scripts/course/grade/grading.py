@@ -5,6 +5,7 @@ import datetime
 import shutil
 import threading
 
+from course import rules
 from course.todo_markers import code_by_block
 from course.grade import build, integrity, perf, rubric as rubrics, run, submissions
 
@@ -116,6 +117,7 @@ def grade(ctx, submission, reference=False):
               "stages": {}}
     texts = {n: sources[folders[n]] for n in ctx.numbers}
     to_build = {}
+    fingerprints = {n: integrity.fingerprint(t) if t else None for n, t in texts.items()}
     for number in ctx.numbers:
         decided = decide(ctx, number, texts[number])
         if decided:
@@ -131,6 +133,8 @@ def grade(ctx, submission, reference=False):
             ctx.answer_work.update({n: work for n in to_build})
         else:
             shutil.rmtree(work, ignore_errors=True)
+    for number, code in fingerprints.items():
+        result["stages"][f"{number:02d}"]["fingerprint"] = code
     shutil.rmtree(scratch / "unpacked", ignore_errors=True)
     return finish(ctx, result)
 
@@ -144,7 +148,7 @@ def built_stage(ctx, work, number, out, reference):
     ok, text = build.build_stage(ctx.sandbox, ctx.edition, work, number, log, ctx.rubric["limits"],
                                  ctx.build_jobs)
     if not ok:
-        verdict = run.rules.judge_build(text, source, log)
+        verdict = rules.judge_build(text, source, log)
         return stage_result(BUILD_ERROR, maximum, detail=verdict.detail, log=str(log),
                             checks=[{**verdict.as_dict(), "points": 0, "max": 0}])
     if not ctx.have_device:

@@ -164,21 +164,20 @@ def fingerprint(text):
     return hashlib.sha256(code.encode()).hexdigest() if code else None
 
 
-def same_blocks(texts_by_student, answer_text):
-    """{student: [flags]}: the students whose TODO blocks equal another student's, or the
-    answer's, after normalising. For the instructor to look at, never a penalty."""
-    answer = fingerprint(answer_text) if answer_text else None
+def flags(fingerprints, answer):
+    """{student: [flags]} from {student: fingerprint of a stage's TODO blocks}: the students
+    whose blocks equal another student's, or the answer's (`answer`: its fingerprint). For
+    the instructor to look at, never a penalty."""
     owners = {}
-    for student, text in texts_by_student.items():
-        code = fingerprint(text) if text else None
+    for student, code in fingerprints.items():
         if code:
             owners.setdefault(code, []).append(student)
-    flags = {}
+    found = {}
     for code, students in owners.items():
         for student in students:
             others = [s for s in students if s != student]
             if others:
-                flags.setdefault(student, []).append("same TODO blocks as " + ", ".join(others))
+                found.setdefault(student, []).append("same TODO blocks as " + ", ".join(others))
             if code == answer:
-                flags.setdefault(student, []).append("TODO blocks identical to the answer")
-    return flags
+                found.setdefault(student, []).append("TODO blocks identical to the answer")
+    return found
