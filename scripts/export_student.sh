@@ -2,7 +2,8 @@
 # Writes the student edition of the course into DIR: everything a student needs, nothing
 # that gives a solution away (answers/, with answers/shared/ the finished code common/ and
 # bench/ use where it exists, the known-wrong corpus tests/mistakes/ whose patches are
-# written against the answers, the instructor's scripts/gpu_check.sh, bench/experiments/
+# written against the answers, the instructor's scripts/gpu_check.sh and grader
+# (scripts/grade.sh, scripts/course/grade/), bench/experiments/
 # which holds stage 14's techniques) and no build output, whatever the build folder's name.
 #
 #   scripts/export_student.sh DIR                  DIR must not exist or be empty
@@ -24,6 +25,8 @@ fail() { echo "export_student.sh: error: $1" >&2; exit 2; }
 withheld() {
   case $1 in
     answers/* | tests/mistakes/* | scripts/gpu_check.sh) return 0 ;;
+    # The instructors' grader and its tests: they grade with answers/ and tests/mistakes/.
+    scripts/grade.sh | scripts/course/grade/* | tests/host/grade_* | tests/grade/*) return 0 ;;
     # Stage 14's techniques one at a time: its last rows are stage 14's solution.
     bench/experiments/*) return 0 ;;
     *) return 1 ;;
