@@ -4,6 +4,7 @@ that has to change lines outside the TODO blocks, `Outside:`, must fail integrit
 `Expect: pass` entry is what no check catches and is left out). Otherwise the grader stops
 and says which. The result is kept per course commit, rubric and seed, so a class run
 calibrates once; the answers' builds stay as the performance yardstick."""
+import copy
 import importlib.util
 import json
 import pathlib
@@ -138,6 +139,8 @@ def calibrate(ctx, grade_all, say):
         say(f"calibration: reused ({cache_path})")
         return []
     folder = ctx.work / "calibration-submissions"
+    ctx = copy.copy(ctx)  # the same answers and test names, logs kept apart from the class's
+    ctx.logs = ctx.work / "calibration-logs"
     answer = write_submission(folder / ANSWERS, answer_sources(ctx.numbers, ctx.edition.folders))
     say(f"calibration: the answers of {len(ctx.numbers)} stage(s), then {len(entries)} corpus entries")
     result = grade_all(ctx, [answer], reference=True)[0]

@@ -57,6 +57,7 @@ class Context:
     def __init__(self, **fields):
         self.answer_work, self.expected = {}, {}
         self.__dict__.update(fields)
+        self.logs = self.out / "students"  # each student's logs, beside their result.json
 
 
 # ---------------------------------------------------------------------------- deciding
@@ -102,7 +103,7 @@ def grade(ctx, submission, reference=False):
     """The result of one submission. `reference`: an answer whose build is kept as the
     performance yardstick of its stages."""
     scratch = ctx.work / "students" / submission.student
-    out = ctx.out / "students" / submission.student
+    out = ctx.logs / submission.student
     out.mkdir(parents=True, exist_ok=True)
     folders = {n: ctx.edition.folders[n] for n in ctx.numbers}
     try:

@@ -119,22 +119,28 @@ def outside_edit(template, submitted):
 
 
 def rule_violations(submitted, facts):
-    """Every line inside a TODO block that breaks a rule, and unbalanced blocks."""
+    """Every line inside a TODO block that breaks a rule, and every block that closes a
+    brace or parenthesis it did not open (code that would leave its function) or leaves
+    one open."""
     found, depth = [], {}
     for number, line, block in numbered(normalise(submitted)):
         if block is None:
             continue
         code = code_part(line)
-        depth.setdefault(block, [0, 0, number])
-        depth[block][0] += code.count("{") - code.count("}")
-        depth[block][1] += code.count("(") - code.count(")")
+        state = depth.setdefault(block, {"{": 0, "(": 0, "escaped": False, "first": number})
+        for char in code:
+            if char in "{(":
+                state[char] += 1
+            elif char in "})":
+                state["{" if char == "}" else "("] -= 1
+                state["escaped"] |= min(state["{"], state["("]) < 0
         for rule in RULES:
             if rule.pattern.search(code) and not facts & set(rule.allowed_in):
                 found.append(Violation(number, rule.name, rule.why, line))
-    for block, (braces, parens, first) in sorted(depth.items()):
-        if braces or parens:
-            found.append(Violation(first, "balance", f"TODO block {block} opens and closes a "
-                                   "different number of braces or parentheses", ""))
+    for block, state in sorted(depth.items()):
+        if state["escaped"] or state["{"] or state["("]:
+            found.append(Violation(state["first"], "balance", f"TODO block {block} closes a "
+                                   "brace or parenthesis it did not open, or leaves one open", ""))
     return found
 
 
