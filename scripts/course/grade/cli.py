@@ -229,8 +229,6 @@ def summary_line(result):
 
 
 def choose(ctx, entries, regrade, say):
-    if regrade and regrade not in {e.student for e in entries}:
-        raise Stop(f"{PROGRAM}: error: --regrade {regrade}: no such student in the submissions", 2)
     chosen = []
     for entry in entries:
         if entry.student != regrade and already_graded(ctx, entry):
@@ -265,6 +263,9 @@ def main(argv):
     if not entries:
         raise Stop(f"{PROGRAM}: error: {args.submissions} holds no submissions (a folder, .zip "
                    "or .tar.gz per student)", 2)
+    if args.regrade and args.regrade not in {e.student for e in entries}:
+        raise Stop(f"{PROGRAM}: error: --regrade {args.regrade}: no such student in the "
+                   "submissions", 2)
     ctx = context(args, say)
     report.write_manifest(ctx.out, manifest(ctx, args))
     problems = calibrate.calibrate(ctx, grade_all, say)
