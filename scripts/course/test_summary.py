@@ -12,8 +12,8 @@ import re
 import sys
 import xml.etree.ElementTree as ElementTree
 
-LABELS = ((r"host\.", "host"), (r"harness\.", "gpu"), (r"gpu\.", "gpu"), (r"stage\d\d_todo\.", "todo"),
-          (r"stage\d\d\.", "gpu"), (r"mistakes\.", "mistakes"))
+LABELS = ((r"host\.", "host"), (r"harness\.", "gpu"), (r"gpu\.", "gpu"),
+          (r"stage\d\d_todo\.", "todo"), (r"stage\d\d\.", "gpu"), (r"mistakes\.", "mistakes"))
 
 
 def label_of(name):

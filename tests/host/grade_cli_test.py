@@ -102,7 +102,7 @@ class WithoutGpu(unittest.TestCase):
         self.assertEqual(self.result("dee")["ignored_files"], ["tests/gpu/stage_suite.cpp"])
 
     def test_gradebook_rows_and_points(self):
-        rows = list(csv.DictReader((self.out / "gradebook.csv").open()))
+        rows = list(csv.DictReader(io.StringIO((self.out / "gradebook.csv").read_text())))
         self.assertEqual([r["student"] for r in rows], ["ada", "ben", "cy", "dee"])
         self.assertTrue(all(r["total"] == "0" and r["max"] == "200" for r in rows))
 
@@ -132,6 +132,137 @@ class WithoutGpu(unittest.TestCase):
             code, printed = run_grader(argv)
             self.assertEqual(code, 2, argv)
             self.assertEqual(len(printed.strip().splitlines()), 1, printed)
+
+
+# ---------------------------------------------------------------------------- a stand-in GPU
+# The tools' output for each corpus entry of stage 9, as the real tools print it, so that
+# the grader's path after the build (suite JSON, hidden seed, sanitizers, performance,
+# calibration, scores) runs on a machine without a GPU. The GPU test runs the real ones.
+TESTS = ["DefaultInputMatchesReference", "HiddenSeedInputMatchesReference", "InputIsUnchanged"]
+DESCRIPTION = {"number": 9, "name": "stage09", "technique": "any length", "kind": "vector",
+               "operation": "sum", "size_rule": "any", "finish": "device",
+               "versions": [{"version": 1, "technique": "any length"}], "default_version": 1,
+               "options": ["--n", "--block"], "blocks": [32, 256, 1024], "argmax": False}
+
+
+def first_block_line(text):
+    for number, line in enumerate(text.split("\n"), start=1):
+        if "TODO 1 of" in line and "BEGIN" in line:
+            return number + 4
+
+
+class StandInTools:
+    def __init__(self):
+        self.expect = {e.text: e.expect for e in synthetic.corpus(9)}
+
+    def __call__(self, _sandbox, command, work, log, _timeout, env=None, **_):
+        source = (work / "stages" / stages.folder(9) / "todo.cu").read_text()
+        key = self.expect.get(source, "pass")
+        command = [str(c) for c in command]
+        if command[0].endswith("_tests"):
+            text, code = self.suite(work, source, key)
+        elif command[0] == "compute-sanitizer":
+            text, code = self.sanitizer(command[2], source, key), 0
+        else:
+            text, code = "stage09,16777216,256,0.1000,671.1,1.0e-07,1\n", 0
+        pathlib.Path(log).write_text(text)
+        return (None if "spin" in source else code), text
+
+    def suite(self, work, source, key):
+        hard_coded = "in[0] ==" in source
+        failing = {"HiddenSeedInputMatchesReference"} if hard_coded else set()
+        message, text = "GPU 1.5, CPU 2.5", ""
+        if key == "tests.poison":
+            failing, message = {"DefaultInputMatchesReference"}, "GPU 1e+30, CPU 2.5"
+        if key.startswith("tests.barrier"):
+            failing = {"InputIsUnchanged"}
+            text = f"reduce-check: __syncthreads at todo.cu:{first_block_line(source)}\n"
+        tests = [{"name": f"{name}/block256", "status": "RUN", "result": "COMPLETED",
+                  **({"failures": [{"failure": message}]} if name in failing else {})}
+                 for name in TESTS]
+        report = {"tests": len(tests), "failures": len(failing),
+                  "testsuites": [{"name": "Blocks/StageSuite", "testsuite": tests}]}
+        (work / "reports" / "suite.json").write_text(json.dumps(report))
+        return text, 1 if failing else 0
+
+    def sanitizer(self, tool, source, key):
+        if key.startswith(tool):
+            where = f"========= at reduce_any_length+0x10 in todo.cu:{first_block_line(source)}\n"
+            summary = ("RACECHECK SUMMARY: 2 hazards displayed (0 errors, 2 warnings)" if tool == "racecheck"
+                       else "ERROR SUMMARY: 1 error")
+            return where + summary + "\n"
+        return ("RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)\n" if tool == "racecheck"
+                else "ERROR SUMMARY: 0 errors\n")
+
+
+class WithStandInGpu(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.folder = tempfile.TemporaryDirectory()
+        base = pathlib.Path(cls.folder.name)
+        answer, entries = synthetic.answer(9), synthetic.corpus(9)
+        synthetic.write(base / "class" / "right", {9: answer})
+        synthetic.write(base / "class" / "racy", {9: entries[0].text})
+        marker = "  // ====================== TODO 2 of 2: END"
+        synthetic.write(base / "class" / "remembers", {9: answer.replace(
+            marker, "  if (n == 16777216u) block_sums[0] = in[0] == 0.5f ? 1.0f : 2.0f;\n" + marker)})
+        synthetic.write(base / "class" / "hangs", {9: synthetic.in_block(
+            answer, 1, "  for (volatile int spin = 0; spin >= 0; spin = 0) {}")})
+        cls.out = base / "out"
+        with mock.patch.object(build, "probe", lambda _e: (True, "Stand-in GPU")), \
+                mock.patch.object(cli, "descriptions", lambda _e, numbers: {9: DESCRIPTION}), \
+                mock.patch.object(cli.check, "sanitizer_path", lambda: "compute-sanitizer"), \
+                mock.patch.object(sandbox, "run", StandInTools()), \
+                mock.patch.object(build, "prepare", fake_prepare), \
+                mock.patch.object(build, "build_stage", fake_build), \
+                mock.patch.object(sandbox, "detect", lambda *_a, **_k: sandbox.Sandbox("unshare")), \
+                mock.patch.object(cli, "require_tools", lambda: None), \
+                contextlib.redirect_stdout(io.StringIO()) as printed:
+            try:
+                cls.code = cli.main(["--submissions", str(base / "class"), "--out", str(cls.out),
+                                     "--stages", "9", "--secret-seed", "7"])
+            except Stop as stop:
+                cls.code = f"{stop.code}: {stop}"
+        cls.printed = printed.getvalue()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.folder.cleanup()
+
+    def stage(self, student):
+        return json.loads((self.out / "students" / student / "result.json").read_text())["stages"]["09"]
+
+    def test_calibrates_then_grades_with_exit_0(self):
+        self.assertEqual(self.code, 0, self.printed)
+        self.assertIn("calibration: the answers of 1 stage(s), then 4 corpus entries", self.printed)
+
+    def test_points_follow_the_checks(self):
+        right = self.stage("right")
+        self.assertEqual((right["status"], right["points"]), ("pass", 100))
+        self.assertEqual(right["performance"]["ratio"], 1.0)
+        racy = self.stage("racy")
+        self.assertEqual((racy["status"], racy["points"]), ("fail", 75))
+        self.assertIn("racecheck.todo1", [c["key"] for c in racy["checks"]])
+        remembers = self.stage("remembers")
+        self.assertEqual((remembers["status"], remembers["points"]), ("fail", 70))
+        self.assertEqual([c["key"] for c in remembers["checks"] if c["key"]], ["hidden.tests.wrong"])
+        hangs = self.stage("hangs")
+        self.assertEqual((hangs["status"], hangs["points"]), ("fail", 0))
+        self.assertEqual(hangs["checks"][0]["key"], "tests.timeout")
+
+    def test_expected_tests_are_required(self):
+        from course.grade import run
+        report = {"tests": 1, "failures": 0, "testsuites": [{"name": "S", "testsuite": [{"name": "a"}]}]}
+        self.assertIsNone(run.report_problem(report, 0, ["S.a"]))
+        self.assertIn("expected tests", run.report_problem(report, 0, ["S.a", "S.b"]))
+        self.assertIn("exited 1", run.report_problem(report, 1, ["S.a"]))
+        self.assertIn("add up", run.report_problem(dict(report, tests=3), 0, None))
+
+    def test_class_report_and_flags(self):
+        text = (self.out / "class_report.md").read_text()
+        self.assertIn("pass rate: 1 / 4 (25%)", text)
+        self.assertIn("hidden.tests.wrong", text)
+        self.assertIn("TODO blocks identical to the answer", text)
 
 
 if __name__ == "__main__":

@@ -24,7 +24,7 @@ import shutil
 import sys
 import traceback
 
-from course import describe, stages
+from course import check, describe, stages
 from course.cli import Stop, run_main
 from course.gpu import machine
 from course.grade import (build, calibrate, grading, integrity, report, rubric as rubrics,
@@ -127,6 +127,11 @@ def context(args, say):
         templates={n: (edition.path / "stages" / edition.folders[n] / "todo.cu").read_text()
                    for n in args.numbers})
     ctx.descriptions = descriptions(edition, args.numbers) if found else {}
+    if found:
+        try:
+            check.sanitizer_path()
+        except Stop as stop:
+            raise Stop(str(stop).replace("check.sh", PROGRAM), 4) from None
     return ctx
 
 
