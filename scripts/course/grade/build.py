@@ -3,6 +3,7 @@ it. The edition is written by scripts/export_student.sh (pristine harness, tests
 configured and built at the sandbox's fixed path, so that every copy, seen at that same
 path inside its own sandbox, is a valid build tree in which only the student's todo.cu
 files are compiled again and linked."""
+import hashlib
 import os
 import pathlib
 import shutil
@@ -10,6 +11,7 @@ import subprocess
 
 from course import colab, stages
 from course.cli import Stop
+from course.gpu import tool_output
 from course.grade import sandbox as isolation
 
 ROOT = stages.ROOT
@@ -61,11 +63,26 @@ def generator():
     return ["-G", "Ninja"] if shutil.which("ninja") else []
 
 
+def edition_key(numbers):
+    """What the pristine build depends on: the course's commit and changes, the stages and
+    the architecture. A second run with the same key reuses the build."""
+    commit = tool_output(["git", "-C", str(ROOT), "rev-parse", "HEAD"]) or "unknown"
+    changes = tool_output(["git", "-C", str(ROOT), "status", "--porcelain"])
+    return (f"{commit} {hashlib.sha256(changes.encode()).hexdigest()[:12]} "
+            f"{','.join(map(str, numbers))} {architectures()}")
+
+
 def prepare(sandbox, work, numbers, limits, jobs):
-    """Exports, configures and builds the pristine edition; returns its Edition."""
+    """Exports, configures and builds the pristine edition (or reuses the one an earlier
+    run built from the same course); returns its Edition."""
     path = pathlib.Path(work) / "pristine"
-    export(path, numbers)
     folders = {n: stages.folder(n) for n in numbers}
+    key, key_file = edition_key(numbers), pathlib.Path(work) / "pristine.key"
+    if key_file.exists() and key_file.read_text() == key and \
+            (path / "build" / "bin" / "reduce_probe").exists():
+        return Edition(path, folders)
+    key_file.unlink(missing_ok=True)
+    export(path, numbers)
     logs = pathlib.Path(work) / "logs"
     logs.mkdir(parents=True, exist_ok=True)
     fixed = str(isolation.FIXED)
@@ -85,6 +102,7 @@ def prepare(sandbox, work, numbers, limits, jobs):
     if code != 0:
         raise Stop(f"grade.sh: error: the pristine edition did not build (see "
                    f"{logs / 'pristine-build.log'})", 4)
+    key_file.write_text(key)
     return edition
 
 

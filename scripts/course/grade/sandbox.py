@@ -15,25 +15,28 @@ import signal
 import subprocess
 import threading
 
-# Where a student's edition appears while a step runs (inside the step's own namespace).
-FIXED = pathlib.Path("/tmp/reduce-grade/edition")
+# Where a student's edition appears while a step runs (inside the step's own namespace);
+# not under /tmp, which each step gets afresh.
+FIXED = pathlib.Path("/var/tmp/reduce-grade/edition")
 
 # Mounts the unshare sandbox sets up before it runs the step: the student's folder at the
-# fixed path, then every other mount read-only (the device nodes, /proc and /sys stay).
+# fixed path, its tmp/ as /tmp, the hidden folders emptied, and every other mount
+# read-only (the device nodes, /proc and /sys stay as they are).
 UNSHARE_SCRIPT = r"""
 work=$1 fixed=$2 hidden=$3; shift 3
-mount --bind "$work" "$fixed" || exit 125
-for h in $hidden; do mount -t tmpfs -o ro,size=4k none "$h" || exit 125; done
+mount --bind "$work" "$fixed" && mount --bind "$fixed/tmp" /tmp || exit 125
+for h in $hidden; do [ -d "$h" ] && { mount -t tmpfs -o ro,size=4k none "$h" || exit 125; }; done
 awk '{print $2}' /proc/self/mounts | sort -r | while read -r m; do
   case " $hidden " in *" $m "*) continue ;; esac
-  case $m in /proc|/proc/*|/sys|/sys/*|/dev|/dev/*|"$fixed") continue ;; esac
+  case $m in /proc|/proc/*|/sys|/sys/*|/dev|/dev/*|/tmp|"$fixed") continue ;; esac
   mount -o remount,bind,ro "$m" 2>/dev/null
 done
 cd "$fixed" && exec "$@"
 """
 
-# The probe: writing inside must work, writing outside and any interface but lo must not.
-PROBE = ("touch ./probe-inside || exit 11; touch \"$1/probe-outside\" 2>/dev/null && exit 12; "
+# The probe: writing inside must work; writing beside the fixed path (a folder of the
+# machine) and reaching any interface but lo must not.
+PROBE = ("touch ./probe-inside || exit 11; touch ../probe-outside 2>/dev/null && exit 12; "
          "test \"$(grep -c : /proc/self/net/dev)\" -le 1 || exit 13; exit 0")
 
 
@@ -85,13 +88,12 @@ def candidates(hidden):
 
 def detect(scratch, allow_none, hidden=()):
     """The first isolation whose probe passes; Sandbox('none') only with allow_none, else
-    None. `scratch` is a folder the probe may write in; `hidden` folders must not contain it."""
-    scratch = pathlib.Path(scratch)
-    inside = scratch / "probe"
-    inside.mkdir(parents=True, exist_ok=True)
+    None. `scratch` is a folder the probe may write in."""
+    inside = pathlib.Path(scratch) / "probe"
+    (inside / "tmp").mkdir(parents=True, exist_ok=True)
     FIXED.mkdir(parents=True, exist_ok=True)
     for sandbox in candidates(hidden):
-        command = sandbox.wrap(["sh", "-c", PROBE, "sh", str(scratch)], inside)
+        command = sandbox.wrap(["sh", "-c", PROBE], inside)
         try:
             done = subprocess.run(command, capture_output=True, timeout=60)
         except (OSError, subprocess.TimeoutExpired):
@@ -118,9 +120,10 @@ def run(sandbox, command, work, log, timeout, env=None, memory_bytes=None, netwo
     """Runs `command` in `work` (seen at FIXED) with its output into `log`; returns (exit
     code or None when it ran out of time and was killed, the log's text)."""
     work = pathlib.Path(work)
-    environment = dict(os.environ, **(env or {}))
-    environment["TMPDIR"] = str(FIXED / "tmp")
     (work / "tmp").mkdir(exist_ok=True)
+    # Temporary files and tools' caches stay in the step's own /tmp (the student's tmp/).
+    scratch = "/tmp" if sandbox.kind != "none" else str(work.resolve() / "tmp")
+    environment = dict(os.environ, **(env or {}), TMPDIR=scratch, HOME=scratch)
     if sandbox.kind == "none":
         with sandbox.link_lock:  # the fixed path is one link on this machine
             point_link_at(work)
