@@ -89,13 +89,19 @@ def score(ctx, number, verdicts, performance):
                           checks=checks)
     if correct and performance:
         share = rubrics.performance_share(ctx.rubric, performance["ratio"])
-        performance = dict(performance, points=round(table["performance"] * share, 2))
+        performance = dict(performance, points=tidy(table["performance"] * share))
     else:
         performance = {"ratio": None, "points": 0,
                        "detail": "counts only for a correct stage" if not correct else "not run"}
     result["performance"] = {k: v for k, v in performance.items() if k != "rounds"}
-    result["points"] = round(sum(c["points"] for c in checks) + performance["points"], 2)
+    result["points"] = tidy(sum(c["points"] for c in checks) + performance["points"])
     return result
+
+
+def tidy(points):
+    """Points as the gradebook shows them: 100, 8.25."""
+    points = round(points, 2)
+    return int(points) if points == int(points) else points
 
 
 # ---------------------------------------------------------------------------- grading
@@ -178,7 +184,7 @@ def unreadable(ctx, submission, why):
 
 
 def finish(ctx, result):
-    result["total"] = round(sum(s["points"] for s in result["stages"].values()), 2)
+    result["total"] = tidy(sum(s["points"] for s in result["stages"].values()))
     result["max"] = sum(s["max"] for s in result["stages"].values())
     result["rubric"] = ctx.rubric_digest
     result["seed"] = ctx.seed_digest
