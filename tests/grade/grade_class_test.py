@@ -170,7 +170,11 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--bin-dir", type=pathlib.Path, required=True)
     args = parser.parse_args()
-    probe = subprocess.run([str(args.bin_dir / "reduce_probe")], capture_output=True, text=True)
+    probe_exe = args.bin_dir / "reduce_probe"
+    if not probe_exe.exists():
+        print(f"{probe_exe} is not built: build the project first")
+        return 1
+    probe = subprocess.run([str(probe_exe)], capture_output=True, text=True)
     if probe.returncode != 0:
         print(f"no CUDA device: {probe.stdout.strip()}")
         return 77
