@@ -85,15 +85,9 @@ def safe_member(name):
 def unzip(path, dest):
     try:
         with zipfile.ZipFile(path) as archive:
-            members = [m for m in archive.infolist() if not m.is_dir() and safe_member(m.filename)
-                       and (m.external_attr >> 16) & 0o170000 != 0o120000]  # no links
-            if sum(m.file_size for m in members) > MAX_UNPACKED_BYTES:
-                raise SubmissionError(f"more than {MAX_UNPACKED_BYTES >> 20} MiB unpacked")
-            for member in members:
-                target = dest / member.filename
-                target.parent.mkdir(parents=True, exist_ok=True)
-                with archive.open(member) as source, open(target, "wb") as out:
-                    shutil.copyfileobj(source, out)
+            write_members([(m.filename, m.file_size, lambda m=m: archive.open(m))
+                           for m in archive.infolist() if not m.is_dir()
+                           and (m.external_attr >> 16) & 0o170000 != 0o120000], dest)  # no links
     except (zipfile.BadZipFile, OSError, ValueError) as error:
         raise SubmissionError(f"not a readable .zip: {error}") from None
 
@@ -101,16 +95,23 @@ def unzip(path, dest):
 def untar(path, dest):
     try:
         with tarfile.open(path) as archive:
-            members = [m for m in archive.getmembers() if m.isfile() and safe_member(m.name)]
-            if sum(m.size for m in members) > MAX_UNPACKED_BYTES:
-                raise SubmissionError(f"more than {MAX_UNPACKED_BYTES >> 20} MiB unpacked")
-            for member in members:
-                target = dest / member.name
-                target.parent.mkdir(parents=True, exist_ok=True)
-                with archive.extractfile(member) as source, open(target, "wb") as out:
-                    shutil.copyfileobj(source, out)
+            write_members([(m.name, m.size, lambda m=m: archive.extractfile(m))
+                           for m in archive.getmembers() if m.isfile()], dest)
     except (tarfile.TarError, OSError, ValueError) as error:
         raise SubmissionError(f"not a readable .tar.gz: {error}") from None
+
+
+def write_members(members, dest):
+    """An archive's plain files, (name, size, open), under dest: names that would leave it
+    are skipped, and the whole may not unpack to more than MAX_UNPACKED_BYTES."""
+    members = [m for m in members if safe_member(m[0])]
+    if sum(size for _, size, _ in members) > MAX_UNPACKED_BYTES:
+        raise SubmissionError(f"more than {MAX_UNPACKED_BYTES >> 20} MiB unpacked")
+    for name, _, open_member in members:
+        target = dest / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with open_member() as source, open(target, "wb") as out:
+            shutil.copyfileobj(source, out)
 
 
 def edition_root(folder):
