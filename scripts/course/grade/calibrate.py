@@ -126,9 +126,10 @@ def cache_key(ctx):
 def calibrate(ctx, grade_all, say):
     """Grades the answers, then the corpus (grade_all(ctx, submissions, reference) grades a
     list in parallel and returns the results); returns a list of problems (empty: calibrated)."""
-    entries = corpus(ctx.numbers, ctx.edition.folders)
     if not ctx.have_device:
-        return integrity_only(ctx, entries)
+        return integrity_only(ctx, corpus(ctx.numbers, ctx.edition.folders))
+    runnable = [n for n in ctx.numbers if n in ctx.descriptions]  # not stage 18 without NCCL
+    entries = corpus(runnable, ctx.edition.folders)
     cache_path = ctx.work / "calibration.json"
     key = cache_key(ctx)
     cached = json.loads(cache_path.read_text()) if cache_path.exists() else None
@@ -142,9 +143,9 @@ def calibrate(ctx, grade_all, say):
     ctx = copy.copy(ctx)  # the same answers and test names, logs kept apart from the class's
     ctx.logs = ctx.work / "calibration-logs"
     answer = write_submission(folder / ANSWERS, answer_sources(ctx.numbers, ctx.edition.folders))
-    say(f"calibration: the answers of {len(ctx.numbers)} stage(s), then {len(entries)} corpus entries")
+    say(f"calibration: the answers of {len(runnable)} stage(s), then {len(entries)} corpus entries")
     result = grade_all(ctx, [answer], reference=True)[0]
-    problems = answer_problems(result, ctx.numbers)
+    problems = answer_problems(result, runnable)
     if not problems:
         made = [write_submission(folder / e.student, {e.folder: e.text}) for e in entries]
         results = grade_all(ctx, made, reference=False)

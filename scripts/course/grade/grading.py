@@ -11,6 +11,7 @@ from course.grade import build, integrity, perf, rubric as rubrics, run, submiss
 
 NOT_STARTED, INTEGRITY, BUILD_ERROR = "not started", "integrity", "build error"
 NO_DEVICE, PASS, FAIL, UNREADABLE = "not graded: no CUDA device", "pass", "fail", "unreadable"
+NO_NCCL = "not graded: no NCCL"
 
 
 class GpuLock:
@@ -160,6 +161,8 @@ def built_stage(ctx, work, number, out, reference):
                             checks=[{**verdict.as_dict(), "points": 0, "max": 0}])
     if not ctx.have_device:
         return stage_result(NO_DEVICE, maximum)
+    if number not in ctx.descriptions:  # a many-GPU stage in a build without NCCL
+        return stage_result(NO_NCCL, maximum)
     with ctx.gpu.shared():
         verdicts, names = run.check_stage(ctx.sandbox, work, number, source, stage_out,
                                           ctx.descriptions[number], ctx.rubric["limits"],
@@ -167,8 +170,8 @@ def built_stage(ctx, work, number, out, reference):
     if reference and names:
         ctx.expected.setdefault(number, names)
     performance = None
-    if all(v.ok for v in verdicts):
-        answer = work if reference else ctx.answer_work.get(number)
+    answer = work if reference else ctx.answer_work.get(number)
+    if all(v.ok for v in verdicts) and answer is not None:
         with ctx.gpu.alone():
             performance = perf.measure(ctx.sandbox, work, answer, number,
                                        ctx.descriptions[number], ctx.rubric, stage_out)

@@ -13,7 +13,8 @@ from course.grade import grading
 
 STATUS_KO = {grading.PASS: "통과", grading.FAIL: "실패", grading.INTEGRITY: "무결성 위반 (실행 안 함)",
              grading.NOT_STARTED: "시작 전", grading.BUILD_ERROR: "빌드 오류",
-             grading.NO_DEVICE: "채점 안 됨 (CUDA 장치 없음)", grading.UNREADABLE: "제출물을 읽을 수 없음",
+             grading.NO_DEVICE: "채점 안 됨 (CUDA 장치 없음)", grading.NO_NCCL: "채점 안 됨 (NCCL 없음)",
+             grading.UNREADABLE: "제출물을 읽을 수 없음",
              "grader error": "채점기 오류 (강사에게 문의)"}
 HIDDEN_LINE = ("비공개 입력 검사 (강사만 아는 시드의 입력으로 같은 테스트를 한 번 더 돌림; 입력은 "
                "공개하지 않습니다)")
@@ -65,7 +66,8 @@ def stage_feedback(name, stage, hints):
     for violation in stage.get("integrity", []):
         lines.append(f"- ❌ {violation['line']}번째 줄 ({violation['rule']}): {violation['why']}. "
                      "TODO 블록 밖은 템플릿 그대로 두고, 블록 안에는 이 단계에서 허용된 것만 쓰세요.")
-    if stage["status"] in (grading.NOT_STARTED, grading.NO_DEVICE, grading.UNREADABLE):
+    if stage["status"] in (grading.NOT_STARTED, grading.NO_DEVICE, grading.NO_NCCL,
+                           grading.UNREADABLE):
         lines.append(f"- {stage.get('detail', STATUS_KO.get(stage['status'], ''))}")
     for check in stage.get("checks", []):
         lines.append(check_line(check, hints, lesson))
