@@ -132,8 +132,11 @@ class Submissions(unittest.TestCase):
     def test_other_changed_files_are_listed_as_ignored(self):
         zipped = next(s for s in submissions.find(self.class_dir) if s.student == "zip_student")
         root = submissions.unpack(zipped, self.dir / "unpacked")
-        ignored = submissions.ignored_files(root, ROOT, {f"stages/{FOLDERS[7]}/todo.cu"})
-        self.assertEqual(ignored, ["README.md", "notes.txt"])
+        (root / "stages" / FOLDERS[9]).mkdir(parents=True)
+        (root / "stages" / FOLDERS[9] / "todo.cu").write_text("a stage not graded: not listed")
+        (root / "stages" / FOLDERS[9] / "hints.txt").write_text("edited hints: listed")
+        ignored = submissions.ignored_files(root, ROOT)
+        self.assertEqual(ignored, ["README.md", "notes.txt", f"stages/{FOLDERS[9]}/hints.txt"])
 
     def test_a_broken_archive_says_why(self):
         (self.class_dir / "broken.zip").write_text("not a zip")

@@ -118,10 +118,9 @@ def grade(ctx, submission, reference=False):
         sources = submissions.graded_sources(root, folders.values())
     except submissions.SubmissionError as error:
         return unreadable(ctx, submission, str(error))
-    graded = {f"stages/{name}/todo.cu" for name in folders.values()}
     result = {"student": submission.student, "digest": submissions.digest(sources),
               "submitted": submission.entry.name,
-              "ignored_files": submissions.ignored_files(root, ctx.edition.path, graded),
+              "ignored_files": submissions.ignored_files(root, build.ROOT),
               "stages": {}}
     texts = {n: sources[folders[n]] for n in ctx.numbers}
     to_build = {}

@@ -146,16 +146,23 @@ def digest(sources):
     return hashed.hexdigest()
 
 
-def ignored_files(root, pristine, graded):
-    """Files of the submission that differ from the pristine edition or are not in it,
-    other than the graded ones: listed for the instructor, never built."""
-    root, pristine = pathlib.Path(root), pathlib.Path(pristine)
+def ignored_files(root, course):
+    """Files of the submission that differ from the course's or are not in it, other than
+    the stages' todo.cu files (the student's own work, graded or not): listed for the
+    instructor, never built."""
+    root, course = pathlib.Path(root), pathlib.Path(course)
     ignored = []
     for path in sorted(root.rglob("*")):
         relative = path.relative_to(root)
-        if not path.is_file() or SKIPPED_DIRS & set(relative.parts) or str(relative) in graded:
+        if not path.is_file() or SKIPPED_DIRS & set(relative.parts) or is_stage_source(relative):
             continue
-        original = pristine / relative
+        original = course / relative
         if not original.is_file() or original.read_bytes() != path.read_bytes():
             ignored.append(str(relative))
     return ignored
+
+
+def is_stage_source(relative):
+    parts = relative.parts
+    return len(parts) == 3 and parts[0] == "stages" and re.fullmatch(
+        r"stage\d\d_\w+", parts[1]) is not None and parts[2] == "todo.cu"
