@@ -91,6 +91,8 @@ def detect(scratch, allow_none, hidden=()):
     None. `scratch` is a folder the probe may write in."""
     inside = pathlib.Path(scratch) / "probe"
     (inside / "tmp").mkdir(parents=True, exist_ok=True)
+    if FIXED.is_symlink():  # left by an earlier run with --no-sandbox
+        FIXED.unlink()
     FIXED.mkdir(parents=True, exist_ok=True)
     for sandbox in candidates(hidden):
         command = sandbox.wrap(["sh", "-c", PROBE], inside)
