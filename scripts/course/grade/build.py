@@ -9,7 +9,7 @@ import pathlib
 import shutil
 import subprocess
 
-from course import colab, stages
+from course import build as course_build, colab, stages
 from course.cli import Stop
 from course.gpu import tool_output
 from course.grade import sandbox as isolation
@@ -88,7 +88,7 @@ def prepare(sandbox, work, numbers, limits, jobs):
     fixed = str(isolation.FIXED)
     configure = ["cmake", "-S", fixed, "-B", fixed + "/build", *generator(),
                  "-DCMAKE_BUILD_TYPE=Release",
-                 f"-DCMAKE_CUDA_ARCHITECTURES={architectures()}"]
+                 f"-DCMAKE_CUDA_ARCHITECTURES={architectures()}", *googletest(path)]
     # The instructor's own tree: network allowed (GoogleTest may be fetched once).
     code, _ = isolation.run(sandbox, configure, path, logs / "pristine-configure.log",
                             limits["build"], network=True)
@@ -104,6 +104,17 @@ def prepare(sandbox, work, numbers, limits, jobs):
                    f"{logs / 'pristine-build.log'})", 4)
     key_file.write_text(key)
     return edition
+
+
+def googletest(path):
+    """Where the instructor's build fetched GoogleTest (no system copy), a copy of it in the
+    edition and the option that makes the edition's configure use it: a GPU host often has
+    no network. Nothing where the system has GoogleTest or nothing was fetched."""
+    fetched = course_build.build_dir() / "_deps" / "googletest-src"
+    if not (fetched / "CMakeLists.txt").exists():
+        return []
+    shutil.copytree(fetched, path / "_deps-googletest", symlinks=True, dirs_exist_ok=True)
+    return [f"-DFETCHCONTENT_SOURCE_DIR_GOOGLETEST={isolation.FIXED / '_deps-googletest'}"]
 
 
 def has_suite(edition, number):
