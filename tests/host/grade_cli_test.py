@@ -128,7 +128,8 @@ class WithoutGpu(unittest.TestCase):
     def test_bad_usage_is_one_line_and_exit_2(self):
         for argv in (["--out", str(self.out)], self.args + ["--stages", "99"],
                      self.args + ["--secret-seed", "x"], self.args + ["--regrade", "nobody"],
-                     self.args + ["--rubric", str(self.out / "none.toml")]):
+                     self.args + ["--rubric", str(self.out / "none.toml")],
+                     self.args + ["--out", str(ROOT / "grades")]):
             code, printed = run_grader(argv)
             self.assertEqual(code, 2, argv)
             self.assertEqual(len(printed.strip().splitlines()), 1, printed)

@@ -52,11 +52,26 @@ def parse(argv):
                         help="grade N made-up students (the speed measurement)")
     args = parser.parse_args(argv)
     args.numbers = stage_numbers(args.stages)
+    for option, folder in (("--out", args.out), ("--submissions", args.submissions)):
+        if folder is not None and inside_course(folder):
+            raise Stop(f"{PROGRAM}: error: {option} {folder} is inside the course, whose files "
+                       "make the pristine edition: use a folder outside it (or under build/)", 2)
     if args.synthetic_class is None and args.submissions is None:
         raise Stop(f"{PROGRAM}: error: give --submissions DIR (or --synthetic-class N)", 2)
     if args.synthetic_class is not None and args.synthetic_class < 1:
         raise Stop(f"{PROGRAM}: error: --synthetic-class needs a positive count", 2)
     return args
+
+
+def inside_course(folder):
+    """Whether `folder` is in the course tree but not in a build folder (build/, build-*/),
+    which the student edition leaves out."""
+    try:
+        relative = folder.resolve().relative_to(stages.ROOT)
+    except ValueError:
+        return False
+    first = relative.parts[0] if relative.parts else ""
+    return not (first == "build" or first.startswith("build-"))
 
 
 def stage_numbers(text):
@@ -123,7 +138,7 @@ def context(args, say):
         out=out, work=work, rubric=rubric, rubric_digest=rubrics.digest(rubric), seed=seed,
         seed_digest=hashlib.sha256(str(seed).encode()).hexdigest(), sandbox=sandbox,
         edition=edition, numbers=args.numbers, have_device=found, device=device, jobs=jobs,
-        build_jobs=2, tool_jobs=4, gpu=grading.GpuLock(max(1, cores // 4)),
+        build_jobs=2, tool_jobs=4, gpu=grading.GpuLock(jobs),
         templates={n: (edition.path / "stages" / edition.folders[n] / "todo.cu").read_text()
                    for n in args.numbers})
     ctx.descriptions = descriptions(edition, args.numbers) if found else {}
