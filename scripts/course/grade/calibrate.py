@@ -120,7 +120,8 @@ def cache_key(ctx):
     dirty = tool_output(["git", "-C", str(ROOT), "status", "--porcelain", "--", "answers",
                          "tests", "common", "stages"])
     stage_list = "-".join(f"{n:02d}" for n in ctx.numbers)
-    return f"{commit}{'+changes' if dirty else ''}:{ctx.rubric_digest[:16]}:{ctx.seed_digest[:16]}:{stage_list}"
+    changes = "+changes" if dirty else ""
+    return f"{commit}{changes}:{ctx.rubric_digest[:16]}:{ctx.seed_digest[:16]}:{stage_list}"
 
 
 def calibrate(ctx, grade_all, say):

@@ -130,7 +130,8 @@ def context(args, say):
     say(f"isolation: {sandbox.describe()}")
     cores = os.cpu_count() or 2
     jobs = args.jobs or max(1, cores // 2)
-    say(f"building the pristine student edition (stages {', '.join(f'{n:02d}' for n in args.numbers)})")
+    listed = ", ".join(f"{n:02d}" for n in args.numbers)
+    say(f"building the pristine student edition (stages {listed})")
     edition = build.prepare(sandbox, work, args.numbers, rubric["limits"], cores)
     found, device = build.probe(edition)
     say(f"device: {device}")

@@ -19,7 +19,8 @@ class GpuLock:
     alone, so that no other student's kernel runs between its rounds."""
 
     def __init__(self, sharers):
-        self.condition, self.sharers, self.inside, self.exclusive = threading.Condition(), sharers, 0, False
+        self.condition, self.sharers = threading.Condition(), sharers
+        self.inside, self.exclusive = 0, False
 
     def shared(self):
         return _Hold(self, False)
