@@ -178,17 +178,24 @@ def chart_module():
 
 
 def draw(plt, path, number, statuses, keys, ratios):
+    """Three panels: the statuses (title: the pass rate), the most common failure keys and
+    the performance ratios."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fig, axes = plt.subplots(1, 3, figsize=(13, 3.4))
+    total = sum(statuses.values()) or 1
     axes[0].bar(list(statuses), list(statuses.values()), color="tab:blue")
-    axes[0].set_title(f"stage {number:02d}: statuses")
+    axes[0].set_title(f"stage {number:02d}: pass rate {100 * statuses[grading.PASS] / total:.0f}%")
+    axes[0].tick_params(axis="x", labelrotation=20)
     common = keys.most_common(6)
     axes[1].barh([k for k, _ in common][::-1], [c for _, c in common][::-1], color="tab:red")
     axes[1].set_title("most common failure keys")
-    axes[2].hist(ratios or [0], bins=10, color="tab:green")
+    if ratios:
+        axes[2].hist(ratios, bins=10, color="tab:green")
+    else:
+        axes[2].text(0.5, 0.5, "none measured", ha="center", transform=axes[2].transAxes)
     axes[2].set_title("performance ratio (student / answer)")
-    for axis in axes[:1]:
-        axis.tick_params(axis="x", labelrotation=20)
+    for axis in axes:
+        axis.locator_params(axis="x" if axis is axes[1] else "y", integer=True)
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
