@@ -20,7 +20,7 @@ import zipfile
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "scripts"))  # the package, also when run by hand
-from course import report, stages  # noqa: E402
+from course import report  # noqa: E402
 from course.grade import synthetic  # noqa: E402
 
 STAGE = 9

@@ -21,7 +21,6 @@ import pathlib
 import re
 import secrets
 import shutil
-import sys
 import traceback
 
 from course import check, describe, stages
