@@ -76,6 +76,15 @@ class Violations(unittest.TestCase):
                            ("  /* hide", "comment"), ("  extern int x;", "declaration")):
             self.assertIn(rule, self.broken_by(line), line)
 
+    def test_a_function_used_without_a_call_is_still_found(self):
+        for line in ("  auto f = &system;", "  auto f = system;", "  (getenv)(0);", "  g(0, fopen);",
+                     "  auto f = &read;"):
+            self.assertTrue(self.broken_by(line), line)
+
+    def test_variables_named_like_calls_are_fine(self):
+        self.assertEqual(self.broken_by("  const float read = in[0], write = read + 1.0f;"), [])
+        self.assertEqual(self.broken_by("  float open = 0.0f; open += max(read, write);"), [])
+
     def test_pragma_unroll_is_the_one_preprocessor_line(self):
         self.assertEqual(self.broken_by("#pragma unroll"), [])
         self.assertEqual(self.broken_by("#pragma unroll 4"), [])

@@ -20,6 +20,17 @@ class Rule:
         self.name, self.pattern, self.allowed_in, self.why = name, re.compile(pattern), allowed_in, why
 
 
+def word(names):
+    """A pattern for any of `names` (alternatives) as a whole word."""
+    return rf"\b({names})\b"
+
+
+def call(names):
+    """A pattern for a use of any of `names` (alternatives) as a function: called, or its
+    address taken; not a variable that happens to be called `read`."""
+    return rf"\b({names})\s*\(|&\s*\b({names})\b"
+
+
 # Stage facts a rule may allow its construct in (facts_of below).
 LIBRARY, HOST_CODE, MULTI_GPU = "library", "host_code", "multi_gpu"
 
@@ -31,29 +42,30 @@ RULES = [
          "string and character literals are not allowed (only in the host-code stage)"),
     Rule("comment", r"/\*|\*/", (), "block comments are not allowed (use //)"),
     Rule("continuation", r"\\\s*$", (), "a backslash at the end of a line is not allowed"),
-    Rule("declaration", r"\b(extern|namespace|__attribute__|__declspec|asm|template|typedef|"
-         r"using\s+namespace|friend|operator)\b", (),
+    Rule("declaration", r"\b(extern|namespace|__attribute__|__declspec|using\s+namespace)\b", (),
          "declarations that reach outside the block are not allowed"),
-    Rule("files", r"\b(fopen|freopen|fdopen|fread|fwrite|fgets|fputs|fprintf|fscanf|fclose|"
-         r"FILE|open|openat|creat|read|write|pread|pwrite|close|ifstream|ofstream|fstream|"
-         r"filesystem|remove|rename|unlink|mkdir|rmdir|tmpfile|mmap|ioctl)\b", (),
-         "file calls are not allowed"),
-    Rule("process", r"\b(system|popen|fork|vfork|exec[lv]p?e?|posix_spawnp?|kill|raise|abort|"
-         r"exit|_exit|_Exit|quick_exit|atexit|at_quick_exit|dlopen|dlsym|syscall|ptrace|"
-         r"signal|sigaction|setjmp|longjmp|pthread_\w+|sleep|usleep|nanosleep)\b|"
-         r"\bstd\s*::\s*(j?thread|async)\b",
-         (), "process and thread calls are not allowed"),
-    Rule("environment", r"\b(getenv|secure_getenv|setenv|putenv|unsetenv|clearenv|environ)\b",
-         (), "environment calls are not allowed"),
-    Rule("network", r"\b(socket|connect|bind|listen|accept|send|sendto|recv|recvfrom|"
-         r"gethostbyname|getaddrinfo|curl_\w+)\b", (), "network calls are not allowed"),
+    # A name only a call has is found anywhere (word()); a name a variable may have too, such
+    # as `read`, only where it is used as a function (call()).
+    Rule("files", word(r"fopen|freopen|fdopen|fread|fwrite|fgets|fputs|fprintf|fscanf|fclose|"
+                       r"openat|creat|pread|pwrite|unlink|mkdir|rmdir|tmpfile|mmap|ioctl|FILE|"
+                       r"ifstream|ofstream|fstream|filesystem")
+         + "|" + call("open|read|write|close|remove|rename"), (), "file calls are not allowed"),
+    Rule("process", word(r"system|popen|fork|vfork|exec[lv]p?e?|posix_spawnp?|quick_exit|atexit|"
+                         r"at_quick_exit|dlopen|dlsym|syscall|ptrace|sigaction|setjmp|longjmp|"
+                         r"pthread_\w+|usleep|nanosleep|_exit|_Exit")
+         + "|" + call("kill|raise|abort|exit|signal|sleep")
+         + r"|\bstd\s*::\s*(j?thread|async)\b", (), "process and thread calls are not allowed"),
+    Rule("environment", word(r"getenv|secure_getenv|setenv|putenv|unsetenv|clearenv|environ"), (),
+         "environment calls are not allowed"),
+    Rule("network", word(r"socket|sendto|recvfrom|gethostbyname|getaddrinfo|curl_\w+")
+         + "|" + call("connect|bind|listen|accept|send|recv"), (), "network calls are not allowed"),
     Rule("library", r"\b(cub|thrust)\s*::|\b(cg|cooperative_groups)\s*::\s*(reduce|plus|"
          r"less|greater|bit_\w+)\b", (LIBRARY,),
          "library reductions (cub::, thrust::, cg::reduce) belong to the library stage only"),
     Rule("memory", r"\bcuda(Malloc\w*|Free\w*|Memcpy\w*|Memset\w*|Mem\w+|Stream\w*|Event\w*|"
          r"Host\w+|SetDevice|GetDevice\w*|Device(Reset|SetLimit|Synchronize|Enable\w+)|"
          r"Graph\w*|LaunchKernel\w*|Launch\w+|Ipc\w*|Import\w*|Ctx\w*)\b|\bcu[A-Z]\w*\b|"
-         r"\b(malloc|calloc|realloc|free)\b", (HOST_CODE, MULTI_GPU),
+         + call("malloc|calloc|realloc|free"), (HOST_CODE, MULTI_GPU),
          "memory, stream and device calls belong to the host-code and many-GPU stages only"),
     Rule("nccl", r"\bnccl\w+", (MULTI_GPU,), "NCCL calls belong to the many-GPU stage only"),
 ]
