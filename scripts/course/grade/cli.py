@@ -107,6 +107,12 @@ def secret_seed(given, out):
     return int(text)
 
 
+def seed_digest(seed):
+    """What the results keep of the seed: enough to tell two seeds apart, too slow to make
+    to search all 2^32 seeds for it."""
+    return hashlib.pbkdf2_hmac("sha256", str(seed).encode(), b"reduce-grade", 200_000).hex()
+
+
 def require_tools():
     for tool in ("cmake", "nvcc"):
         if not shutil.which(tool):
@@ -136,7 +142,7 @@ def context(args, say):
     say(f"device: {device}")
     ctx = grading.Context(
         out=out, work=work, rubric=rubric, rubric_digest=rubrics.digest(rubric), seed=seed,
-        seed_digest=hashlib.sha256(str(seed).encode()).hexdigest(), sandbox=sandbox,
+        seed_digest=seed_digest(seed), sandbox=sandbox,
         edition=edition, numbers=args.numbers, have_device=found, device=device, jobs=jobs,
         build_jobs=2, tool_jobs=4, gpu=grading.GpuLock(jobs),
         templates={n: (edition.path / "stages" / edition.folders[n] / "todo.cu").read_text()
