@@ -30,6 +30,9 @@ from course.grade import (build, calibrate, grading, integrity, report, rubric a
                           sandbox as isolation, submissions, synthetic)
 
 PROGRAM = "grade.sh"
+# Students whose suites and sanitizers share the GPU at once: each runs up to five CUDA
+# processes (the suite, then four tools), each with its own context and buffers.
+GPU_SHARERS = 6
 
 
 class Parser(argparse.ArgumentParser):
@@ -144,7 +147,7 @@ def context(args, say):
         out=out, work=work, rubric=rubric, rubric_digest=rubrics.digest(rubric), seed=seed,
         seed_digest=seed_digest(seed), sandbox=sandbox,
         edition=edition, numbers=args.numbers, have_device=found, device=device, jobs=jobs,
-        build_jobs=2, tool_jobs=4, gpu=grading.GpuLock(jobs),
+        build_jobs=2, tool_jobs=4, gpu=grading.GpuLock(min(jobs, GPU_SHARERS)),
         templates={n: (edition.path / "stages" / edition.folders[n] / "todo.cu").read_text()
                    for n in args.numbers})
     ctx.descriptions = descriptions(edition, args.numbers) if found else {}
