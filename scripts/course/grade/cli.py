@@ -281,9 +281,12 @@ def main(argv):
 
     args.out.mkdir(parents=True, exist_ok=True)
     if args.synthetic_class:
-        args.submissions = args.submissions or args.out / "synthetic-class"
-        if args.submissions.exists():
-            shutil.rmtree(args.submissions)
+        if args.submissions is None:
+            args.submissions = args.out / "synthetic-class"
+            shutil.rmtree(args.submissions, ignore_errors=True)
+        elif args.submissions.exists() and any(args.submissions.iterdir()):
+            raise Stop(f"{PROGRAM}: error: --synthetic-class writes the class into --submissions "
+                       f"{args.submissions}, which is not empty", 2)
         synthetic.make_class(args.submissions, args.synthetic_class, args.numbers)
     if not args.submissions.is_dir():
         raise Stop(f"{PROGRAM}: error: --submissions {args.submissions} is not a folder", 2)
