@@ -129,7 +129,8 @@ class WithoutGpu(unittest.TestCase):
         for argv in (["--out", str(self.out)], self.args + ["--stages", "99"],
                      self.args + ["--secret-seed", "x"], self.args + ["--regrade", "nobody"],
                      self.args + ["--rubric", str(self.out / "none.toml")],
-                     self.args + ["--out", str(ROOT / "grades")]):
+                     self.args + ["--out", str(ROOT / "grades")],
+                     self.args + ["--synthetic-class", "3"]):
             code, printed = run_grader(argv)
             self.assertEqual(code, 2, argv)
             self.assertEqual(len(printed.strip().splitlines()), 1, printed)
