@@ -80,8 +80,13 @@ class Reports(unittest.TestCase):
         self.assertNotIn("16777216", text)
         other = (self.out / "students" / "bo" / "feedback.md").read_text()
         self.assertIn("무결성 위반", other)
-        self.assertIn("15번째 줄 (library)", other)
+        self.assertIn("15번째 줄 (library): 라이브러리 리덕션", other)
         self.assertIn("tests/gpu/stage_suite.cpp", other)
+
+    def test_every_integrity_rule_has_a_korean_sentence(self):
+        from course.grade import integrity
+        self.assertEqual(set(report.RULES_KO),
+                         {rule.name for rule in integrity.RULES} | {"outside", "balance"})
 
     def test_class_report_has_pass_rate_keys_and_ratios_per_stage(self):
         report.write_class_report(self.out, [7, 9], FOLDERS)

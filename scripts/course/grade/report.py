@@ -16,6 +16,24 @@ STATUS_KO = {grading.PASS: "통과", grading.FAIL: "실패", grading.INTEGRITY: 
              grading.NO_DEVICE: "채점 안 됨 (CUDA 장치 없음)", grading.NO_NCCL: "채점 안 됨 (NCCL 없음)",
              grading.UNREADABLE: "제출물을 읽을 수 없음",
              "grader error": "채점기 오류 (강사에게 문의)"}
+# The integrity rules (integrity.py) as the student reads them.
+RULES_KO = {
+    "outside": "TODO 블록 밖을 고쳤습니다. 블록 밖은 템플릿 그대로여야 합니다",
+    "preprocessor": "전처리기 줄(#include, #define 등)은 쓸 수 없습니다(#pragma unroll만 허용)",
+    "asm": "인라인 어셈블리(asm)는 쓸 수 없습니다",
+    "literal": "문자열·문자 리터럴은 쓸 수 없습니다(호스트 코드 단계만 허용)",
+    "comment": "블록 주석(/* */)은 쓸 수 없습니다. //를 쓰세요",
+    "continuation": "줄 끝의 역슬래시(\\)는 쓸 수 없습니다",
+    "declaration": "블록 밖까지 닿는 선언(extern, namespace, __attribute__ 등)은 쓸 수 없습니다",
+    "files": "파일 호출은 쓸 수 없습니다",
+    "process": "프로세스·스레드 호출은 쓸 수 없습니다",
+    "environment": "환경 변수 호출은 쓸 수 없습니다",
+    "network": "네트워크 호출은 쓸 수 없습니다",
+    "library": "라이브러리 리덕션(cub::, thrust::, cg::reduce)은 라이브러리 단계(stage 19)에서만 씁니다",
+    "memory": "메모리·스트림·장치 호출은 호스트 코드 단계(20)와 여러 GPU 단계(18)에서만 씁니다",
+    "nccl": "NCCL 호출은 여러 GPU 단계(18)에서만 씁니다",
+    "balance": "TODO 블록이 열지 않은 중괄호나 괄호를 닫거나, 연 것을 닫지 않았습니다",
+}
 HIDDEN_LINE = ("비공개 입력 검사 (강사만 아는 시드의 입력으로 같은 테스트를 한 번 더 돌림; 입력은 "
                "공개하지 않습니다)")
 
@@ -64,8 +82,9 @@ def stage_feedback(name, stage, hints):
              f"{STATUS_KO.get(stage['status'], stage['status'])}", ""]
     lesson = f"stages/{name}/README.md"
     for violation in stage.get("integrity", []):
-        lines.append(f"- ❌ {violation['line']}번째 줄 ({violation['rule']}): {violation['why']}. "
-                     "TODO 블록 밖은 템플릿 그대로 두고, 블록 안에는 이 단계에서 허용된 것만 쓰세요.")
+        why = RULES_KO.get(violation["rule"], violation["why"])
+        lines.append(f"- ❌ {violation['line']}번째 줄 ({violation['rule']}): {why}. 이 단계의 코드는 "
+                     "빌드하지도 돌리지도 않았습니다.")
     if stage["status"] in (grading.NOT_STARTED, grading.NO_DEVICE, grading.NO_NCCL,
                            grading.UNREADABLE):
         lines.append(f"- {stage.get('detail', STATUS_KO.get(stage['status'], ''))}")
