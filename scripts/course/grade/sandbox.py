@@ -19,6 +19,8 @@ import threading
 # not under /tmp, which each step gets afresh.
 FIXED = pathlib.Path("/var/tmp/reduce-grade/edition")
 
+TMP_BYTES = 4 << 30  # bubblewrap's /tmp, in memory
+
 # Mounts the unshare sandbox sets up before it runs the step: the student's folder at the
 # fixed path, its tmp/ as /tmp, the hidden folders emptied, and every other mount
 # read-only (the device nodes, /proc and /sys stay as they are).
@@ -58,9 +60,11 @@ class Sandbox:
     def wrap(self, command, work, network=False):
         work = str(pathlib.Path(work).resolve())
         if self.kind == "bwrap":
-            hide = [arg for path in self.hidden for arg in ("--tmpfs", path)]
+            hide = [arg for path in self.hidden
+                    for arg in ("--size", "4096", "--tmpfs", path, "--remount-ro", path)]
             return (["bwrap", "--ro-bind", "/", "/", "--dev-bind", "/dev", "/dev", "--proc", "/proc",
-                     "--tmpfs", "/tmp", *hide, "--bind", work, str(FIXED), "--chdir", str(FIXED),
+                     "--size", str(TMP_BYTES), "--tmpfs", "/tmp", *hide,
+                     "--bind", work, str(FIXED), "--chdir", str(FIXED),
                      "--unshare-pid", "--unshare-ipc", "--die-with-parent"]
                     + ([] if network else ["--unshare-net"]) + ["--", *command])
         if self.kind == "unshare":
