@@ -62,6 +62,8 @@ def parse(argv):
         raise Stop(f"{PROGRAM}: error: give --submissions DIR (or --synthetic-class N)", 2)
     if args.synthetic_class is not None and args.synthetic_class < 1:
         raise Stop(f"{PROGRAM}: error: --synthetic-class needs a positive count", 2)
+    if args.jobs < 0:
+        raise Stop(f"{PROGRAM}: error: --jobs needs a positive count (0: half the cores)", 2)
     return args
 
 
@@ -300,15 +302,22 @@ def main(argv):
     if args.regrade and args.regrade not in {e.student for e in entries}:
         raise Stop(f"{PROGRAM}: error: --regrade {args.regrade}: no such student in the "
                    "submissions", 2)
+    clock = [datetime.datetime.now()]
+
+    def lap():
+        clock.append(datetime.datetime.now())
+        return round((clock[-1] - clock[-2]).total_seconds(), 1)
+
     ctx = context(args, say)
+    times = {"pristine_edition_s": lap()}
     report.write_manifest(ctx.out, manifest(ctx, args))
     problems = calibrate.calibrate(ctx, grade_all, say)
+    times["calibration_s"] = lap()
     if problems:
         raise Stop("\n".join([f"{PROGRAM}: calibration failed; nobody was graded:"]
                              + [f"  {p}" for p in problems]), 1)
     chosen = choose(ctx, entries, args.regrade, say)
     say(f"grading {len(chosen)} of {len(entries)} submissions, {ctx.jobs} at a time")
-    started = datetime.datetime.now()
 
     def done(result):
         report.write_student(ctx.out, result, ctx.edition.folders, ctx.edition.path / "stages")
@@ -316,15 +325,16 @@ def main(argv):
         say(summary_line(result))
 
     grade_all(ctx, chosen, on_done=done)
-    seconds = (datetime.datetime.now() - started).total_seconds()
     mark_flags(ctx)
     report.write_gradebook(ctx.out, ctx.numbers)
     report.write_class_report(ctx.out, ctx.numbers, ctx.edition.folders)
-    report.write_manifest(ctx.out, {**manifest(ctx, args), "graded": len(chosen),
-                                    "seconds": round(seconds, 1)})
+    times["class_s"] = seconds = lap()
+    report.write_manifest(ctx.out, {**manifest(ctx, args), "graded": len(chosen), **times})
     rate = len(chosen) * len(ctx.numbers) / (seconds / 60) if seconds > 0 else 0
     say(f"graded {len(chosen)} submissions x {len(ctx.numbers)} stage(s) in {seconds:.0f} s "
-        f"({rate:.1f} stage-submissions per minute); see {ctx.out / 'class_report.md'}")
+        f"({rate:.1f} stage-submissions per minute; before it, the pristine edition took "
+        f"{times['pristine_edition_s']:.0f} s and calibration {times['calibration_s']:.0f} s); "
+        f"see {ctx.out / 'class_report.md'}")
     if not ctx.have_device:
         say(f"{ctx.device}: stages that build are marked '{grading.NO_DEVICE}'")
         return 3
