@@ -26,6 +26,7 @@ TMP_BYTES = 4 << 30  # bubblewrap's /tmp, in memory
 # read-only (the device nodes, /proc and /sys stay as they are).
 UNSHARE_SCRIPT = r"""
 work=$1 fixed=$2 hidden=$3; shift 3
+ip link set lo up 2>/dev/null  # NCCL's bootstrap (stage 18) needs the loopback interface
 mount --bind "$work" "$fixed" && mount --bind "$fixed/tmp" /tmp || exit 125
 for h in $hidden; do [ -d "$h" ] && { mount -t tmpfs -o ro,size=4k none "$h" || exit 125; }; done
 awk '{print $2}' /proc/self/mounts | sort -r | while read -r m; do
