@@ -32,15 +32,13 @@ Exit code: 0 every run verified, 1 some did not, 3 no CUDA device, 4 build error
 import argparse
 import datetime
 import json
-import os
 import pathlib
-import re
 import subprocess
 import sys
 
 from course import stages
 from course.cli import Stop, run_main
-from course.gpu import (BIN, ROOT, answer_descriptions, build_first, floor_model,
+from course.gpu import (BIN, ROOT, answer_descriptions, build_first, floor_model, machine,
                         require_answers, require_device, run_csv, write_csv)
 from course.lessons_bench import run_lessons
 from course.operations_bench import run_operations
@@ -211,22 +209,8 @@ def plot(table, rows, model, path, block):
     fig.savefig(path, dpi=110)
 
 
-def tool_output(command):
-    try:
-        return subprocess.run(command, capture_output=True, text=True).stdout.strip()
-    except OSError:
-        return ""
-
-
 def metadata(dirty, model, block):
-    smi = tool_output(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"])
-    gpu, _, driver = smi.partition(", ")
-    nvcc = re.search(r"release ([0-9.]+)", tool_output(["nvcc", "--version"]))
-    commit = os.environ.get("BENCH_COMMIT") or tool_output(
-        ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"]) or "unknown"
-    return {"device": gpu.splitlines()[0] if gpu else "unknown", "driver": driver or "unknown",
-            "cuda": nvcc.group(1) if nvcc else "unknown",
-            "date": datetime.date.today().isoformat(), "commit": commit, "block": block,
+    return {**machine(), "date": datetime.date.today().isoformat(), "block": block,
             "seed": 12345, "main_n": MAIN_N, "cache": "dirty" if dirty else "clean",
             "launch_us": model["launch_ms"] * 1000 if model else None,
             "read_ceiling_gbps": model["ceiling_gbps"] if model else None}

@@ -143,15 +143,19 @@ def run_suite(suite, source, out_dir, timeout):
     return rules.judge_suite(code, text, tests, log, source)
 
 
-def run_sanitizer(tool, exe, source, configs, out_dir, tool_options=()):
+def run_sanitizer(tool, exe, source, configs, out_dir, tool_options=(), run=None,
+                  timeout=SANITIZER_TIMEOUT_S):
+    """One tool over every run in `configs`; `run(command, log, timeout)` runs one command
+    into a log (run_logged here, a sandboxed one in the instructors' grader)."""
+    run = run or run_logged
     log = out_dir / f"{tool}.log"
     with open(log, "w", encoding="utf-8"):
         pass
     for label, options in configs:
         part = out_dir / (tool + "." + re.sub(r"[^0-9a-z]+", "_", label) + ".log")
-        code, text = run_logged(
+        code, text = run(
             [sanitizer_path(), "--tool", tool, "--print-limit", "20", "--error-exitcode", "99",
-             *tool_options, exe, *options, "--repeat", "1"], part, SANITIZER_TIMEOUT_S)
+             *tool_options, exe, *options, "--repeat", "1"], part, timeout)
         with open(log, "a", encoding="utf-8") as whole:
             whole.write(text + "\n")
         part.unlink()
@@ -321,7 +325,8 @@ def save_result(out_dir, stage, source, status, results, digest=None, expect=Non
 def summary_line(results, number):
     failed = [r for r in results if not r.ok]
     if not failed:
-        return f"결과: ✅ 검사 {len(results)}개 모두 통과. 다음 단계로 넘어가세요."
+        return (f"결과: ✅ 검사 {len(results)}개 모두 통과. 다음 단계로 넘어가세요. (강사의 채점은 같은 "
+                f"테스트를 비공개 시드의 입력으로 한 번 더 돌립니다: 기본 입력의 답을 외운 코드는 떨어집니다.)")
     return (f"결과: ❌ 검사 {len(results)}개 중 {len(failed)}개 실패 — 힌트가 가리키는 강의 절을 "
             f"읽고 TODO 블록을 고친 뒤 다시 실행하세요: scripts/check.sh {number}")
 

@@ -1,8 +1,9 @@
 """Writes the student edition of the course into DIR: everything a student needs, nothing
 that gives a solution away (answers/, with answers/shared/ the finished code common/ and
 bench/ use where it exists, the known-wrong corpus tests/mistakes/ whose patches are
-written against the answers, the instructor's scripts/gpu_check.sh, bench/experiments/
-which holds stage 14's techniques) and no build output, whatever the build folder's name.
+written against the answers, the instructor's scripts/gpu_check.sh and grader
+(scripts/grade.sh, scripts/course/grade/ and its tests), bench/experiments/ which holds
+stage 14's techniques) and no build output, whatever the build folder's name.
 
   scripts/export_student.sh DIR                  DIR must not exist or be empty
   scripts/export_student.sh --stages 6-10 DIR    only stages 6 to 10 (or one: --stages 7):
@@ -35,9 +36,11 @@ def fail(message):
 
 def withheld(path):
     """Paths that hold or reveal a solution, or need one. Stage 14's techniques one at a
-    time (bench/experiments/) end in stage 14's solution."""
-    return (path.startswith(("answers/", "tests/mistakes/", "bench/experiments/"))
-            or path == "scripts/gpu_check.sh")
+    time (bench/experiments/) end in stage 14's solution; the grader grades with answers/
+    and tests/mistakes/."""
+    return (path.startswith(("answers/", "tests/mistakes/", "bench/experiments/",
+                             "scripts/course/grade/", "tests/host/grade_", "tests/grade/"))
+            or path in ("scripts/gpu_check.sh", "scripts/grade.sh"))
 
 
 def parse_range(text):

@@ -2,6 +2,8 @@
 build is, stopping with one line when there is no CUDA device to measure on, what each
 answer computes, one --csv run of an executable, and the floor model."""
 import csv
+import os
+import re
 import statistics
 import subprocess
 
@@ -93,3 +95,23 @@ def write_csv(path, rows, fields=None):
         writer = csv.DictWriter(handle, fieldnames=fields)
         writer.writeheader()
         writer.writerows(rows)
+
+
+def tool_output(command):
+    try:
+        return subprocess.run(command, capture_output=True, text=True).stdout.strip()
+    except OSError:
+        return ""
+
+
+def machine():
+    """The device, driver, CUDA release and course commit a measurement (or a grading) ran
+    with, 'unknown' where a tool does not say."""
+    smi = tool_output(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"])
+    gpu, _, driver = smi.partition(", ")
+    nvcc = re.search(r"release ([0-9.]+)", tool_output(["nvcc", "--version"]))
+    commit = os.environ.get("BENCH_COMMIT") or tool_output(
+        ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"]) or "unknown"
+    return {"device": gpu.splitlines()[0] if gpu else "unknown",
+            "driver": driver.splitlines()[0] if driver else "unknown",
+            "cuda": nvcc.group(1) if nvcc else "unknown", "commit": commit}

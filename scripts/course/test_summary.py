@@ -5,15 +5,15 @@ counts (and why tests were skipped), every failure in full, and one closing line
                                                   calls it after ctest)
 
 Labels come from the test names CMake gives (tests/CMakeLists.txt): host.*, harness.* and
-stageNN.* (gpu), stageNN_todo.* (todo), mistakes.* (mistakes).
+stageNN.* and gpu.* (gpu), stageNN_todo.* (todo), mistakes.* (mistakes).
 """
 import collections
 import re
 import sys
 import xml.etree.ElementTree as ElementTree
 
-LABELS = ((r"host\.", "host"), (r"harness\.", "gpu"), (r"stage\d\d_todo\.", "todo"),
-          (r"stage\d\d\.", "gpu"), (r"mistakes\.", "mistakes"))
+LABELS = ((r"host\.", "host"), (r"harness\.", "gpu"), (r"gpu\.", "gpu"),
+          (r"stage\d\d_todo\.", "todo"), (r"stage\d\d\.", "gpu"), (r"mistakes\.", "mistakes"))
 
 
 def label_of(name):

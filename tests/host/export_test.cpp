@@ -234,6 +234,9 @@ TEST_F(Export, LeavesOutAnswersMistakesAndTheInstructorsCheck) {
   EXPECT_FALSE(fs::exists(dir_ / "answers"));
   EXPECT_FALSE(fs::exists(dir_ / "tests" / "mistakes"));
   EXPECT_FALSE(fs::exists(dir_ / "scripts" / "gpu_check.sh"));
+  EXPECT_FALSE(fs::exists(dir_ / "scripts" / "grade.sh"));  // the instructors' grader
+  EXPECT_FALSE(fs::exists(dir_ / "scripts" / "course" / "grade"));
+  EXPECT_FALSE(fs::exists(dir_ / "tests" / "host" / "grade_integrity_test.py"));
   EXPECT_FALSE(fs::exists(dir_ / "docs" / "experiments"));  // stage 14's solution, step by step
   EXPECT_FALSE(fs::exists(dir_ / "bench" / "experiments"));
   // answers/shared/ holds stage 12's block reduction, stage 14's kernel and the floor's read

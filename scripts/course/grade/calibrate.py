@@ -1,0 +1,157 @@
+"""Calibration, before anyone is graded: the answers of the graded stages must score full
+marks and every entry of tests/mistakes/ must lose points with its `Expect:` key (an entry
+that has to change lines outside the TODO blocks, `Outside:`, must fail integrity; an
+`Expect: pass` entry is what no check catches and is left out). Otherwise the grader stops
+and says which. The result is kept per course commit, rubric and seed, so a class run
+calibrates once; the answers' builds stay as the performance yardstick."""
+import copy
+import importlib.util
+import json
+import pathlib
+
+from course import rules
+from course.gpu import tool_output
+from course.grade import grading, submissions
+from course.grade.build import ROOT
+
+ANSWERS = "calibration-answers"
+
+
+def apply_patch_module():
+    spec = importlib.util.spec_from_file_location(
+        "apply_patch", ROOT / "tests" / "mistakes" / "apply_patch.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+class Entry:
+    """One corpus entry as a submission: its stage, its id, what it must show."""
+
+    def __init__(self, number, folder, slug, expect, outside, text):
+        self.number, self.folder, self.slug = number, folder, slug
+        self.expect, self.outside, self.text = expect, outside, text
+        self.student = f"calibration-{number:02d}-{slug}"
+
+
+def corpus(numbers, folders):
+    patcher = apply_patch_module()
+    entries = []
+    for number in numbers:
+        folder = folders[number]
+        answer = (ROOT / "answers" / folder / "todo.cu").read_text(encoding="utf-8")
+        for patch in sorted((ROOT / "tests" / "mistakes" / folder).glob("*.patch")):
+            headers, hunks = patcher.parse(patch.read_text(encoding="utf-8"))
+            if headers.get("Expect") == "pass":
+                continue
+            entries.append(Entry(number, folder, patch.stem, headers["Expect"],
+                                 "Outside" in headers, patcher.apply(answer, hunks)))
+    return entries
+
+
+def write_submission(folder, sources):
+    """A submission folder holding only stages/<name>/todo.cu files."""
+    for name, text in sources.items():
+        path = pathlib.Path(folder) / "stages" / name / "todo.cu"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return submissions.Submission(pathlib.Path(folder).name, folder)
+
+
+def answer_sources(numbers, folders):
+    return {folders[n]: (ROOT / "answers" / folders[n] / "todo.cu").read_text(encoding="utf-8")
+            for n in numbers}
+
+
+# ---------------------------------------------------------------------------- verdicts
+def answer_problems(result, numbers):
+    problems = []
+    for number in numbers:
+        stage = result["stages"][f"{number:02d}"]
+        if stage["points"] < stage["max"]:
+            problems.append(f"the answer of stage {number:02d} scored {stage['points']} of "
+                            f"{stage['max']} ({stage['status']}: {failing(stage)})")
+    return problems
+
+
+def failing(stage):
+    keys = [c["key"] for c in stage.get("checks", []) if c.get("key")]
+    ratio = (stage.get("performance") or {}).get("ratio")
+    extra = [f"performance ratio {ratio:.2f}"] if ratio else []
+    return ", ".join(keys + extra) or stage.get("detail", "")
+
+
+def entry_problem(entry, result):
+    stage = result["stages"][f"{entry.number:02d}"]
+    name = f"tests/mistakes/{entry.folder}/{entry.slug}.patch"
+    if entry.outside:
+        return None if stage["status"] == grading.INTEGRITY else (
+            f"{name} changes lines outside the TODO blocks but was not stopped by integrity")
+    keys = [c["key"] for c in stage.get("checks", []) if c.get("key")]
+    if stage["points"] >= stage["max"]:
+        return f"{name} (Expect: {entry.expect}) lost no points"
+    if not any(rules.key_matches(key, entry.expect) for key in keys):
+        return (f"{name} lost points but not with its key {entry.expect} "
+                f"({stage['status']}: {', '.join(keys) or stage.get('detail', '')})")
+    return None
+
+
+def integrity_only(ctx, entries):
+    """Without a GPU: the answers and the corpus as far as integrity decides them."""
+    problems = []
+    answers = answer_sources(ctx.numbers, ctx.edition.folders)
+    for number in ctx.numbers:
+        decided = grading.decide(ctx, number, answers[ctx.edition.folders[number]])
+        if decided:
+            problems.append(f"the answer of stage {number:02d} is {decided['status']}: "
+                            f"{decided.get('detail', '')}")
+    for entry in entries:
+        decided = grading.decide(ctx, entry.number, entry.text)
+        stopped = decided is not None and decided["status"] == grading.INTEGRITY
+        if stopped != entry.outside:
+            problems.append(f"tests/mistakes/{entry.folder}/{entry.slug}.patch: integrity "
+                            f"{'stopped' if stopped else 'did not stop'} it")
+    return problems
+
+
+# ---------------------------------------------------------------------------- the run
+def cache_key(ctx):
+    commit = tool_output(["git", "-C", str(ROOT), "rev-parse", "HEAD"]) or "unknown"
+    dirty = tool_output(["git", "-C", str(ROOT), "status", "--porcelain", "--", "answers",
+                         "tests", "common", "stages"])
+    stage_list = "-".join(f"{n:02d}" for n in ctx.numbers)
+    changes = "+changes" if dirty else ""
+    return f"{commit}{changes}:{ctx.rubric_digest[:16]}:{ctx.seed_digest[:16]}:{stage_list}"
+
+
+def calibrate(ctx, grade_all, say):
+    """Grades the answers, then the corpus (grade_all(ctx, submissions, reference) grades a
+    list in parallel and returns the results); returns a list of problems (empty: calibrated)."""
+    if not ctx.have_device:
+        return integrity_only(ctx, corpus(ctx.numbers, ctx.edition.folders))
+    runnable = [n for n in ctx.numbers if n in ctx.descriptions]  # not stage 18 without NCCL
+    entries = corpus(runnable, ctx.edition.folders)
+    cache_path = ctx.work / "calibration.json"
+    key = cache_key(ctx)
+    cached = json.loads(cache_path.read_text()) if cache_path.exists() else None
+    answers_dir = ctx.work / "students" / ANSWERS / "edition"
+    if cached and cached.get("key") == key and not cached["problems"] and answers_dir.is_dir():
+        ctx.answer_work.update({n: answers_dir for n in ctx.numbers})
+        ctx.expected.update({int(n): names for n, names in cached["expected"].items()})
+        say(f"calibration: reused ({cache_path})")
+        return []
+    folder = ctx.work / "calibration-submissions"
+    ctx = copy.copy(ctx)  # the same answers and test names, logs kept apart from the class's
+    ctx.logs = ctx.work / "calibration-logs"
+    answer = write_submission(folder / ANSWERS, answer_sources(ctx.numbers, ctx.edition.folders))
+    say(f"calibration: the answers of {len(runnable)} stage(s), then {len(entries)} corpus entries")
+    result = grade_all(ctx, [answer], reference=True)[0]
+    problems = answer_problems(result, runnable)
+    if not problems:
+        made = [write_submission(folder / e.student, {e.folder: e.text}) for e in entries]
+        results = grade_all(ctx, made, reference=False)
+        problems = [p for e, r in zip(entries, results) if (p := entry_problem(e, r))]
+    cache_path.write_text(json.dumps({"key": key, "problems": problems,
+                                      "expected": {str(n): v for n, v in ctx.expected.items()}},
+                                     indent=1) + "\n")
+    return problems

@@ -1,0 +1,195 @@
+"""One student, start to end: read the submission, decide integrity and what is not
+started, build what may be built, run it on the GPU, score it. The result is a dict that
+report.py writes as result.json."""
+import datetime
+import shutil
+import threading
+
+from course import rules
+from course.todo_markers import code_by_block
+from course.grade import build, integrity, perf, rubric as rubrics, run, submissions
+
+NOT_STARTED, INTEGRITY, BUILD_ERROR = "not started", "integrity", "build error"
+NO_DEVICE, PASS, FAIL, UNREADABLE = "not graded: no CUDA device", "pass", "fail", "unreadable"
+NO_NCCL = "not graded: no NCCL"
+
+
+class GpuLock:
+    """Correctness runs share the GPU (a few at a time); a performance measurement has it
+    alone, so that no other student's kernel runs between its rounds."""
+
+    def __init__(self, sharers):
+        self.condition, self.sharers = threading.Condition(), sharers
+        self.inside, self.exclusive = 0, False
+
+    def shared(self):
+        return _Hold(self, False)
+
+    def alone(self):
+        return _Hold(self, True)
+
+
+class _Hold:
+    def __init__(self, lock, alone):
+        self.lock, self.alone = lock, alone
+
+    def __enter__(self):
+        lock = self.lock
+        with lock.condition:
+            if self.alone:
+                lock.condition.wait_for(lambda: not lock.exclusive and lock.inside == 0)
+                lock.exclusive = True
+            else:
+                lock.condition.wait_for(lambda: not lock.exclusive and lock.inside < lock.sharers)
+                lock.inside += 1
+
+    def __exit__(self, *_):
+        lock = self.lock
+        with lock.condition:
+            if self.alone:
+                lock.exclusive = False
+            else:
+                lock.inside -= 1
+            lock.condition.notify_all()
+
+
+class Context:
+    """What every student's grading shares (cli.py fills it in)."""
+
+    def __init__(self, **fields):
+        self.answer_work, self.expected = {}, {}
+        self.__dict__.update(fields)
+        self.logs = self.out / "students"  # each student's logs, beside their result.json
+
+
+# ---------------------------------------------------------------------------- deciding
+def stage_result(status, maximum, **extra):
+    return {"status": status, "points": 0, "max": maximum, "checks": [], **extra}
+
+
+def decide(ctx, number, text):
+    """The stage's result when it can be decided without building, else None."""
+    maximum = rubrics.maximum(ctx.rubric, number)
+    if text is None:
+        return stage_result(NOT_STARTED, maximum, detail="todo.cu is missing")
+    violations = integrity.check(ctx.templates[number], text)
+    if violations:
+        return stage_result(INTEGRITY, maximum, integrity=[v.as_dict() for v in violations],
+                            detail=str(violations[0]))
+    if not any(code_by_block(text).values()):
+        return stage_result(NOT_STARTED, maximum, detail="every TODO block is empty")
+    return None
+
+
+def score(ctx, number, verdicts, performance):
+    """The stage's result from its verdicts and its performance measurement."""
+    table = rubrics.points(ctx.rubric, number)
+    checks = [{**v.as_dict(), "points": table[v.name] if v.ok else 0, "max": table[v.name]}
+              for v in verdicts]
+    correct = all(v.ok for v in verdicts)
+    result = stage_result(PASS if correct else FAIL, rubrics.maximum(ctx.rubric, number),
+                          checks=checks)
+    if correct and performance:
+        share = rubrics.performance_share(ctx.rubric, performance["ratio"])
+        performance = dict(performance, points=tidy(table["performance"] * share))
+    else:
+        performance = {"ratio": None, "points": 0,
+                       "detail": "counts only for a correct stage" if not correct else "not run"}
+    result["performance"] = {k: v for k, v in performance.items() if k != "rounds"}
+    result["points"] = tidy(sum(c["points"] for c in checks) + performance["points"])
+    return result
+
+
+def tidy(points):
+    """Points as the gradebook shows them: 100, 8.25."""
+    points = round(points, 2)
+    return int(points) if points == int(points) else points
+
+
+# ---------------------------------------------------------------------------- grading
+def grade(ctx, submission, reference=False):
+    """The result of one submission. `reference`: an answer whose build is kept as the
+    performance yardstick of its stages."""
+    scratch = ctx.work / "students" / submission.student
+    out = ctx.logs / submission.student
+    out.mkdir(parents=True, exist_ok=True)
+    folders = {n: ctx.edition.folders[n] for n in ctx.numbers}
+    try:
+        root = submissions.unpack(submission, scratch / "unpacked")
+        sources = submissions.graded_sources(root, folders.values())
+    except submissions.SubmissionError as error:
+        return unreadable(ctx, submission, str(error))
+    result = {"student": submission.student, "digest": submissions.digest(sources),
+              "submitted": submission.entry.name,
+              "ignored_files": submissions.ignored_files(root, build.ROOT),
+              "stages": {}}
+    texts = {n: sources[folders[n]] for n in ctx.numbers}
+    to_build = {}
+    fingerprints = {n: integrity.fingerprint(t) if t else None for n, t in texts.items()}
+    for number in ctx.numbers:
+        decided = decide(ctx, number, texts[number])
+        if decided:
+            result["stages"][f"{number:02d}"] = decided
+        else:
+            to_build[number] = texts[number]
+    if to_build:
+        work = scratch / "edition"
+        build.student_copy(ctx.edition, work, {folders[n]: t for n, t in to_build.items()})
+        for number in to_build:
+            result["stages"][f"{number:02d}"] = built_stage(ctx, work, number, out, reference)
+        if reference:
+            ctx.answer_work.update({n: work for n in to_build})
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+    for number, code in fingerprints.items():
+        result["stages"][f"{number:02d}"]["fingerprint"] = code
+    shutil.rmtree(scratch / "unpacked", ignore_errors=True)
+    return finish(ctx, result)
+
+
+def built_stage(ctx, work, number, out, reference):
+    maximum = rubrics.maximum(ctx.rubric, number)
+    stage_out = out / f"stage{number:02d}"
+    stage_out.mkdir(parents=True, exist_ok=True)
+    source = work / "stages" / ctx.edition.folders[number] / "todo.cu"
+    log = stage_out / "build.log"
+    ok, text = build.build_stage(ctx.sandbox, ctx.edition, work, number, log, ctx.rubric["limits"],
+                                 ctx.build_jobs)
+    if not ok:
+        verdict = rules.judge_build(text, source, log)
+        return stage_result(BUILD_ERROR, maximum, detail=verdict.detail, log=str(log),
+                            checks=[{**verdict.as_dict(), "points": 0, "max": 0}])
+    if not ctx.have_device:
+        return stage_result(NO_DEVICE, maximum)
+    if number not in ctx.descriptions:  # a many-GPU stage in a build without NCCL
+        return stage_result(NO_NCCL, maximum)
+    with ctx.gpu.shared():
+        verdicts, names = run.check_stage(ctx.sandbox, work, number, source, stage_out,
+                                          ctx.descriptions[number], ctx.rubric["limits"],
+                                          ctx.seed, ctx.expected.get(number), ctx.tool_jobs)
+    if reference and names:
+        ctx.expected.setdefault(number, names)
+    performance = None
+    answer = work if reference else ctx.answer_work.get(number)
+    if all(v.ok for v in verdicts) and answer is not None:
+        with ctx.gpu.alone():
+            performance = perf.measure(ctx.sandbox, work, answer, number,
+                                       ctx.descriptions[number], ctx.rubric, stage_out)
+    return score(ctx, number, verdicts, performance)
+
+
+def unreadable(ctx, submission, why):
+    result = {"student": submission.student, "digest": None, "submitted": submission.entry.name,
+              "ignored_files": [], "detail": why,
+              "stages": {f"{n:02d}": stage_result(UNREADABLE, rubrics.maximum(ctx.rubric, n),
+                                                  detail=why) for n in ctx.numbers}}
+    return finish(ctx, result)
+
+
+def finish(ctx, result):
+    result["total"] = tidy(sum(s["points"] for s in result["stages"].values()))
+    result["max"] = sum(s["max"] for s in result["stages"].values())
+    result["rubric"] = ctx.rubric_digest
+    result["seed"] = ctx.seed_digest
+    result["graded_at"] = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+    return result

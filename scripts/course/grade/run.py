@@ -1,0 +1,120 @@
+"""A student's stage on the GPU: its suite (the hidden-seed tests included) and the four
+compute-sanitizer tools, each step in the sandbox. The verdict is the grader's own reading
+of the suite's JSON report, checked against the test names the answer's suite has and the
+exit code the run gave, never what the student's process prints about itself."""
+import concurrent.futures
+import json
+
+from course import check, describe, rules
+from course.grade import sandbox as isolation
+from course.grade.build import Edition
+
+HIDDEN_MARK = "HiddenSeed"  # the hidden tests' names (tests/gpu/suite_fixture.h)
+Verdict = rules.Verdict
+
+
+def test_names(report):
+    """Every test's full name in a gtest JSON report."""
+    return sorted(f"{suite['name']}.{test['name']}" for suite in report.get("testsuites", [])
+                  for test in suite.get("testsuite", []))
+
+
+def only(report, keep):
+    """The report with only the tests whose full name `keep` accepts, counts redone."""
+    suites = []
+    for suite in report.get("testsuites", []):
+        tests = [t for t in suite.get("testsuite", []) if keep(f"{suite['name']}.{t['name']}")]
+        if tests:
+            suites.append(dict(suite, testsuite=tests))
+    count = sum(len(s["testsuite"]) for s in suites)
+    failures = sum(1 for s in suites for t in s["testsuite"] if t.get("failures"))
+    return dict(report, testsuites=suites, tests=count, failures=failures)
+
+
+def report_problem(report, code, expected):
+    """Why the report cannot be believed, or None: the expected tests, counts that add up,
+    an exit code that agrees."""
+    if not isinstance(report, dict) or not isinstance(report.get("testsuites"), list):
+        return "the suite's report is not a gtest JSON report"
+    names = test_names(report)
+    if expected is not None and names != sorted(expected):
+        missing = sorted(set(expected) - set(names))
+        return f"the suite's report does not list the expected tests ({len(missing)} missing)"
+    failed = sum(1 for s in report["testsuites"] for t in s.get("testsuite", []) if t.get("failures"))
+    if report.get("tests") != len(names) or report.get("failures", 0) != failed:
+        return "the suite's report counts do not add up"
+    if (code == 0) != (failed == 0):
+        return f"the suite exited {code} with {failed} failed tests"
+    return None
+
+
+def judge_part(text, report, log, source, name, keep):
+    """One verdict (GPU tests or the hidden-seed run) over the tests `keep` selects."""
+    part = only(report, keep)  # report_problem has made sure the exit code agrees
+    verdict = rules.judge_suite(1 if part["failures"] else 0, text, part, log, source)
+    if name == "hidden":
+        key = None if verdict.ok else "hidden." + verdict.key
+        detail = ("비공개 입력에서 통과" if verdict.ok else "비공개 입력에서 실패")
+        return Verdict("hidden", verdict.ok, detail, key, log)
+    return verdict
+
+
+def run_suite(sandbox, work, number, source, out_dir, timeout, seed, expected):
+    """(tests verdict, hidden verdict, the test names the report lists)."""
+    report_path = work / "reports" / "suite.json"
+    report_path.parent.mkdir(exist_ok=True)
+    report_path.unlink(missing_ok=True)
+    log = out_dir / "tests.log"
+    suite = Edition.bin() / f"todo_stage{number:02d}_tests"
+    inside = isolation.FIXED / "reports" / "suite.json"
+    code, text = isolation.run(sandbox, [suite, "--gtest_brief=1", f"--gtest_output=json:{inside}"],
+                               work, log, timeout, env={"REDUCE_HIDDEN_SEED": str(seed)})
+    report = read_json(report_path)
+    if code is None or report is None:
+        verdict = rules.judge_suite(code, text, None, log, source)
+        hidden = Verdict("hidden", False, "테스트가 끝나지 않아 실행하지 못함", "hidden.not_run", log)
+        return verdict, hidden, None
+    problem = report_problem(report, code, expected)
+    if problem:
+        broken = Verdict("tests", False, problem, "tests.report", log)
+        return broken, Verdict("hidden", False, problem, "hidden.not_run", log), None
+    tests = judge_part(text, report, log, source, "tests", lambda n: HIDDEN_MARK not in n)
+    hidden = judge_part(text, report, log, source, "hidden", lambda n: HIDDEN_MARK in n)
+    return tests, hidden, test_names(report)
+
+
+def read_json(path):
+    try:
+        return json.loads(path.read_text(encoding="utf-8", errors="replace"))
+    except (OSError, ValueError):
+        return None
+
+
+def run_sanitizers(sandbox, work, number, source, out_dir, description, timeout, jobs):
+    """The four tools over the student check's edge-case runs, in parallel."""
+    exe = Edition.bin() / f"stage{number:02d}_todo"
+    configs = check.sanitizer_configs(description)
+    options = ["--report-api-errors", "no"] if describe.takes_gpus(description) else []
+
+    def sandboxed(command, log, limit):
+        return isolation.run(sandbox, command, work, log, limit)
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        futures = [pool.submit(check.run_sanitizer, tool, exe, source, configs, out_dir, options,
+                               sandboxed, timeout) for tool in check.SANITIZERS]
+        return [future.result() for future in futures]
+
+
+def check_stage(sandbox, work, number, source, out_dir, description, limits, seed, expected, jobs):
+    """Every correctness verdict of one built stage: tests, hidden, then the four tools
+    (skipped when the suite did not finish: they would hang the same way)."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    tests, hidden, names = run_suite(sandbox, work, number, source, out_dir, limits["suite"],
+                                     seed, expected)
+    if tests.key == "tests.timeout":
+        skipped = [Verdict(tool, False, "테스트가 끝나지 않아 건너뜀", f"{tool}.not_run")
+                   for tool in check.SANITIZERS]
+        return [tests, hidden, *skipped], names
+    tools = run_sanitizers(sandbox, work, number, source, out_dir, description,
+                           limits["sanitizer"], jobs)
+    return [tests, hidden, *tools], names

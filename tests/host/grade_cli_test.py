@@ -1,0 +1,271 @@
+#!/usr/bin/env python3
+"""Host test of the whole grader without a GPU (scripts/grade.sh, course.grade.cli): a few
+submissions through integrity, 'not started', a build error (the builder is a stand-in
+here: compiling CUDA is the GPU test's work) and 'not graded: no CUDA device', exit 3, the
+gradebook, result.json, feedback.md, manifest.json, the resumed second run, and the
+one-line errors of bad usage."""
+import contextlib
+import csv
+import io
+import json
+import pathlib
+import sys
+import tempfile
+import unittest
+from unittest import mock
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "scripts"))  # the package, also when run by hand
+from course import stages  # noqa: E402
+from course.cli import Stop  # noqa: E402
+from course.grade import build, cli, sandbox, synthetic  # noqa: E402
+
+BROKEN = "  float oops = ;"
+
+
+def fake_prepare(_sandbox, work, numbers, _limits, _jobs):
+    path = pathlib.Path(work) / "pristine"
+    build.export(path, numbers)
+    return build.Edition(path, {n: stages.folder(n) for n in numbers})
+
+
+def fake_build(_sandbox, _edition, work, number, log, _limits, _jobs):
+    source = work / "stages" / stages.folder(number) / "todo.cu"
+    lines = source.read_text().split("\n")
+    if BROKEN in lines:
+        text = f"{source}({lines.index(BROKEN) + 1}): error: expected an expression\n"
+        pathlib.Path(log).write_text(text)
+        return False, text
+    return True, ""
+
+
+def run_grader(argv):
+    """(exit code, what it printed) of scripts/grade.sh argv, built by the stand-ins."""
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed), \
+            mock.patch.object(build, "prepare", fake_prepare), \
+            mock.patch.object(build, "build_stage", fake_build), \
+            mock.patch.object(build, "probe", lambda _e: (False, "No CUDA device found (test)")), \
+            mock.patch.object(sandbox, "detect", lambda *_a, **_k: sandbox.Sandbox("unshare")), \
+            mock.patch.object(cli, "require_tools", lambda: None):
+        try:
+            code = cli.main(argv)
+        except Stop as stop:
+            printed.write(str(stop))
+            code = stop.code
+    return code, printed.getvalue()
+
+
+class WithoutGpu(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.folder = tempfile.TemporaryDirectory()
+        base = pathlib.Path(cls.folder.name)
+        cls.class_dir, cls.out = base / "class", base / "out"
+        answer7, answer9 = synthetic.answer(7), synthetic.answer(9)
+        synthetic.write(cls.class_dir / "ada", {7: answer7, 9: synthetic.template(9)})
+        synthetic.write(cls.class_dir / "ben", {7: synthetic.outside(answer7), 9: answer9})
+        synthetic.write(cls.class_dir / "cy", {7: synthetic.in_block(answer7, 1, "  cub::WarpReduce<float> r;"),
+                                              9: synthetic.in_block(answer9, 1, BROKEN)})
+        synthetic.write(cls.class_dir / "dee", {7: synthetic.in_block(answer7, 1, "  int s = socket(2, 1, 0);")},
+                        {"tests/gpu/stage_suite.cpp": "TEST(Always, Passes) {}\n"})
+        cls.args = ["--submissions", str(cls.class_dir), "--out", str(cls.out), "--stages", "7,9",
+                    "--secret-seed", "4242"]
+        cls.code, cls.printed = run_grader(cls.args)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.folder.cleanup()
+
+    def result(self, student):
+        return json.loads((self.out / "students" / student / "result.json").read_text())
+
+    def status(self, student, stage):
+        return self.result(student)["stages"][stage]["status"]
+
+    def test_exits_3_and_says_why(self):
+        self.assertEqual(self.code, 3, self.printed)
+        self.assertIn("not graded: no CUDA device", self.printed)
+
+    def test_statuses_are_what_could_be_decided(self):
+        self.assertEqual(self.status("ada", "07"), "not graded: no CUDA device")
+        self.assertEqual(self.status("ada", "09"), "not started")
+        self.assertEqual(self.status("ben", "07"), "integrity")
+        self.assertEqual(self.result("ben")["stages"]["07"]["integrity"][0]["rule"], "outside")
+        self.assertEqual(self.status("cy", "07"), "integrity")
+        self.assertEqual(self.result("cy")["stages"]["07"]["integrity"][0]["rule"], "library")
+        self.assertEqual(self.status("cy", "09"), "build error")
+        self.assertEqual(self.result("dee")["stages"]["07"]["integrity"][0]["rule"], "network")
+        self.assertEqual(self.status("dee", "09"), "not started")  # the file is missing
+
+    def test_a_tampered_test_file_is_listed_and_not_used(self):
+        self.assertEqual(self.result("dee")["ignored_files"], ["tests/gpu/stage_suite.cpp"])
+
+    def test_gradebook_rows_and_points(self):
+        rows = list(csv.DictReader(io.StringIO((self.out / "gradebook.csv").read_text())))
+        self.assertEqual([r["student"] for r in rows], ["ada", "ben", "cy", "dee"])
+        self.assertTrue(all(r["total"] == "0" and r["max"] == "200" for r in rows))
+
+    def test_feedback_and_manifest(self):
+        self.assertIn("빌드 오류", (self.out / "students" / "cy" / "feedback.md").read_text())
+        manifest = json.loads((self.out / "manifest.json").read_text())
+        self.assertEqual(manifest["isolation"], "unshare")
+        self.assertEqual(manifest["stages"], [7, 9])
+        self.assertNotIn("4242", json.dumps(manifest))
+        for key in ("course_commit", "rubric_digest", "device", "driver", "cuda", "date"):
+            self.assertIn(key, manifest)
+
+    def test_a_second_run_skips_what_is_graded(self):
+        code, printed = run_grader(self.args)
+        self.assertEqual(code, 3)
+        self.assertIn("cy: already graded", printed)
+        self.assertIn("dee: already graded", printed)
+        self.assertNotIn("ada: already graded", printed)  # its stage 7 still needs a GPU
+        code, printed = run_grader(self.args + ["--regrade", "cy"])
+        self.assertNotIn("cy: already graded", printed)
+        self.assertIn("dee: already graded", printed)
+
+    def test_bad_usage_is_one_line_and_exit_2(self):
+        for argv in (["--out", str(self.out)], self.args + ["--stages", "99"],
+                     self.args + ["--secret-seed", "x"], self.args + ["--regrade", "nobody"],
+                     self.args + ["--rubric", str(self.out / "none.toml")],
+                     self.args + ["--out", str(ROOT / "grades")],
+                     self.args + ["--synthetic-class", "3"]):
+            code, printed = run_grader(argv)
+            self.assertEqual(code, 2, argv)
+            self.assertEqual(len(printed.strip().splitlines()), 1, printed)
+
+
+# ---------------------------------------------------------------------------- a stand-in GPU
+# The tools' output for each corpus entry of stage 9, as the real tools print it, so that
+# the grader's path after the build (suite JSON, hidden seed, sanitizers, performance,
+# calibration, scores) runs on a machine without a GPU. The GPU test runs the real ones.
+TESTS = ["DefaultInputMatchesReference", "HiddenSeedInputMatchesReference", "InputIsUnchanged"]
+DESCRIPTION = {"number": 9, "name": "stage09", "technique": "any length", "kind": "vector",
+               "operation": "sum", "size_rule": "any", "finish": "device",
+               "versions": [{"version": 1, "technique": "any length"}], "default_version": 1,
+               "options": ["--n", "--block"], "blocks": [32, 256, 1024], "argmax": False}
+
+
+def first_block_line(text):
+    for number, line in enumerate(text.split("\n"), start=1):
+        if "TODO 1 of" in line and "BEGIN" in line:
+            return number + 4
+
+
+class StandInTools:
+    def __init__(self):
+        self.expect = {e.text: e.expect for e in synthetic.corpus(9)}
+
+    def __call__(self, _sandbox, command, work, log, _timeout, env=None, **_):
+        source = (work / "stages" / stages.folder(9) / "todo.cu").read_text()
+        key = self.expect.get(source, "pass")
+        command = [str(c) for c in command]
+        if command[0].endswith("_tests"):
+            text, code = self.suite(work, source, key)
+        elif command[0] == "compute-sanitizer":
+            text, code = self.sanitizer(command[2], source, key), 0
+        else:
+            text, code = "stage09,16777216,256,0.1000,671.1,1.0e-07,1\n", 0
+        pathlib.Path(log).write_text(text)
+        return (None if "spin" in source else code), text
+
+    def suite(self, work, source, key):
+        hard_coded = "in[0] ==" in source
+        failing = {"HiddenSeedInputMatchesReference"} if hard_coded else set()
+        message, text = "GPU 1.5, CPU 2.5", ""
+        if key == "tests.poison":
+            failing, message = {"DefaultInputMatchesReference"}, "GPU 1e+30, CPU 2.5"
+        if key.startswith("tests.barrier"):
+            failing = {"InputIsUnchanged"}
+            text = f"reduce-check: __syncthreads at todo.cu:{first_block_line(source)}\n"
+        tests = [{"name": f"{name}/block256", "status": "RUN", "result": "COMPLETED",
+                  **({"failures": [{"failure": message}]} if name in failing else {})}
+                 for name in TESTS]
+        report = {"tests": len(tests), "failures": len(failing),
+                  "testsuites": [{"name": "Blocks/StageSuite", "testsuite": tests}]}
+        (work / "reports" / "suite.json").write_text(json.dumps(report))
+        return text, 1 if failing else 0
+
+    def sanitizer(self, tool, source, key):
+        if key.startswith(tool):
+            where = f"========= at reduce_any_length+0x10 in todo.cu:{first_block_line(source)}\n"
+            summary = ("RACECHECK SUMMARY: 2 hazards displayed (0 errors, 2 warnings)" if tool == "racecheck"
+                       else "ERROR SUMMARY: 1 error")
+            return where + summary + "\n"
+        return ("RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)\n" if tool == "racecheck"
+                else "ERROR SUMMARY: 0 errors\n")
+
+
+class WithStandInGpu(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.folder = tempfile.TemporaryDirectory()
+        base = pathlib.Path(cls.folder.name)
+        answer, entries = synthetic.answer(9), synthetic.corpus(9)
+        synthetic.write(base / "class" / "right", {9: answer})
+        synthetic.write(base / "class" / "racy", {9: entries[0].text})
+        marker = "  // ====================== TODO 2 of 2: END"
+        synthetic.write(base / "class" / "remembers", {9: answer.replace(
+            marker, "  if (n == 16777216u) block_sums[0] = in[0] == 0.5f ? 1.0f : 2.0f;\n" + marker)})
+        synthetic.write(base / "class" / "hangs", {9: synthetic.in_block(
+            answer, 1, "  for (volatile int spin = 0; spin >= 0; spin = 0) {}")})
+        cls.out = base / "out"
+        with mock.patch.object(build, "probe", lambda _e: (True, "Stand-in GPU")), \
+                mock.patch.object(cli, "descriptions", lambda _e, numbers: {9: DESCRIPTION}), \
+                mock.patch.object(cli.check, "sanitizer_path", lambda: "compute-sanitizer"), \
+                mock.patch.object(sandbox, "run", StandInTools()), \
+                mock.patch.object(build, "prepare", fake_prepare), \
+                mock.patch.object(build, "build_stage", fake_build), \
+                mock.patch.object(sandbox, "detect", lambda *_a, **_k: sandbox.Sandbox("unshare")), \
+                mock.patch.object(cli, "require_tools", lambda: None), \
+                contextlib.redirect_stdout(io.StringIO()) as printed:
+            try:
+                cls.code = cli.main(["--submissions", str(base / "class"), "--out", str(cls.out),
+                                     "--stages", "9", "--secret-seed", "7"])
+            except Stop as stop:
+                cls.code = f"{stop.code}: {stop}"
+        cls.printed = printed.getvalue()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.folder.cleanup()
+
+    def stage(self, student):
+        return json.loads((self.out / "students" / student / "result.json").read_text())["stages"]["09"]
+
+    def test_calibrates_then_grades_with_exit_0(self):
+        self.assertEqual(self.code, 0, self.printed)
+        self.assertIn("calibration: the answers of 1 stage(s), then 4 corpus entries", self.printed)
+
+    def test_points_follow_the_checks(self):
+        right = self.stage("right")
+        self.assertEqual((right["status"], right["points"]), ("pass", 100))
+        self.assertEqual(right["performance"]["ratio"], 1.0)
+        racy = self.stage("racy")
+        self.assertEqual((racy["status"], racy["points"]), ("fail", 75))
+        self.assertIn("racecheck.todo1", [c["key"] for c in racy["checks"]])
+        remembers = self.stage("remembers")
+        self.assertEqual((remembers["status"], remembers["points"]), ("fail", 70))
+        self.assertEqual([c["key"] for c in remembers["checks"] if c["key"]], ["hidden.tests.wrong"])
+        hangs = self.stage("hangs")
+        self.assertEqual((hangs["status"], hangs["points"]), ("fail", 0))
+        self.assertEqual(hangs["checks"][0]["key"], "tests.timeout")
+
+    def test_expected_tests_are_required(self):
+        from course.grade import run
+        report = {"tests": 1, "failures": 0, "testsuites": [{"name": "S", "testsuite": [{"name": "a"}]}]}
+        self.assertIsNone(run.report_problem(report, 0, ["S.a"]))
+        self.assertIn("expected tests", run.report_problem(report, 0, ["S.a", "S.b"]))
+        self.assertIn("exited 1", run.report_problem(report, 1, ["S.a"]))
+        self.assertIn("add up", run.report_problem(dict(report, tests=3), 0, None))
+
+    def test_class_report_and_flags(self):
+        text = (self.out / "class_report.md").read_text()
+        self.assertIn("pass rate: 1 / 4 (25%)", text)
+        self.assertIn("hidden.tests.wrong", text)
+        self.assertIn("TODO blocks identical to the answer", text)
+
+
+if __name__ == "__main__":
+    unittest.main()
