@@ -76,7 +76,9 @@ class Sandbox:
 
 
 def unshare_prefix(as_root):
-    flags = ["--net", "--mount", "--pid", "--fork", "--kill-child"]
+    # A PID namespace needs its own /proc: compute-sanitizer reads the target's /proc entries
+    # and, with the host's /proc, cannot reach the GPU (cudaErrorOperatingSystem).
+    flags = ["--net", "--mount", "--pid", "--fork", "--kill-child", "--mount-proc"]
     return flags if as_root else flags + ["--map-root-user"]
 
 
