@@ -123,8 +123,12 @@ class Figure:
                                 stroke_width=stroke_width))
 
     def text(self, text, x, y, size=12, anchor="start", weight=None, fill=INK, mono=False,
-             italic=False):
+             italic=False, halo=None):
+        """`halo`: a colour drawn around the letters, so that text on a hatched box reads."""
         extra = {}
+        if halo:
+            extra.update(stroke=halo, stroke_width=3, paint_order="stroke",
+                         stroke_linejoin="round")
         if weight:
             extra["font_weight"] = weight
         if italic:
@@ -148,7 +152,8 @@ class Figure:
                   stroke_width=stroke_width)
         if label is not None and label != "":
             self.text(label, x + w / 2, y + h / 2 + size * 0.36, size=size, anchor="middle",
-                      fill=text_fill, weight=weight, mono=mono)
+                      fill=text_fill, weight=weight, mono=mono,
+                      halo=fill if hatch is not None else None)
 
     def legend(self, items, x, y, size=12, box=14, gap=22):
         """Items (draw(fig, x, y, box), label) left to right; returns the x after the last."""
@@ -174,15 +179,26 @@ def warp_swatch(warp):
     return swatch(fill=warp_colour(warp), hatch_colour=WHITE if warp % 2 else None)
 
 
+def on_colour(colour):
+    """The text colour that reads on a box of `colour`: black on orange and yellow."""
+    return INK if colour in (ORANGE, YELLOW, SKY) else WHITE
+
+
 def warp_cell(fig, warp, x, y, w, h, label=None, size=12):
-    """A thread that works this step: its warp's colour, odd warps hatched, white label."""
-    fig.cell(x, y, w, h, label=label, fill=warp_colour(warp), text_fill=WHITE, size=size,
+    """A thread that works this step: its warp's colour, odd warps hatched."""
+    colour = warp_colour(warp)
+    fig.cell(x, y, w, h, label=label, fill=colour, text_fill=on_colour(colour), size=size,
              weight="bold", hatch=fig.hatch(WHITE) if warp % 2 else None)
 
 
 def idle_cell(fig, x, y, w, h, label=None, size=12):
     """A thread or slot that does nothing this step: an empty box with a grey outline."""
     fig.cell(x, y, w, h, label=label, fill=WHITE, stroke=GREY, text_fill=GREY, size=size)
+
+
+def span(first, last):
+    """'0–3', or '0' where the range is one number."""
+    return str(first) if first == last else f"{first}–{last}"
 
 
 def fmt(value, digits=3):
