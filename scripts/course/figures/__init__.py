@@ -6,7 +6,7 @@ committed figure differs from what the code draws."""
 import importlib
 
 # One module per family of diagrams; each has figures(): [(path, make), ...].
-MODULES = ("shared_memory", "warp", "grid")
+MODULES = ("shared_memory", "warp", "grid", "merge", "multi_gpu")
 
 INSTALL = "python3 -m pip install -r scripts/requirements-figures.txt"
 

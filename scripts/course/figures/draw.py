@@ -181,7 +181,7 @@ def warp_swatch(warp):
 
 def on_colour(colour):
     """The text colour that reads on a box of `colour`: black on orange and yellow."""
-    return INK if colour in (ORANGE, YELLOW, SKY) else WHITE
+    return INK if colour in (ORANGE, YELLOW, SKY, PURPLE) else WHITE
 
 
 def warp_cell(fig, warp, x, y, w, h, label=None, size=12):
