@@ -1,8 +1,8 @@
 """How a grid covers the input (stages 10, 13 and 14): two elements a block apart, the
 grid-stride loop, and the ticket that picks the last block. Each drawing computes its indices
 with the answer's expressions."""
-from .draw import (BLUE, GREY, INK, LIGHT, PALE, VERMILLION, WHITE, Figure, swatch, warp_cell,
-                   warp_colour, warp_swatch)
+from .draw import (BLUE, GREY, INK, LIGHT, PALE, VERMILLION, WHITE, Figure, span, swatch,
+                   warp_cell, warp_colour, warp_swatch)
 
 
 def block_cell(fig, block, x, y, w, h, label, size=11):
@@ -27,56 +27,59 @@ def first_add_reads(n, block):
 
 
 def first_add_figure():
-    n, block = 28, 8
+    n, block = 13, 4            # the lesson's walk-through
     reads = first_add_reads(n, block)
     grid = reads[-1][0] + 1
-    pitch, cw, ch = 27, 25, 26
-    left, top = 70, 110
+    pitch, cw, ch = 46, 42, 30
+    left, top = 80, 118
     width = left + grid * 2 * block * pitch + 24
-    fig = Figure("stage10-first-add", max(width, 900), 440,
+    fig = Figure("stage10-first-add", max(width, 860), 440,
                  "적재하며 첫 덧셈: 스레드마다 한 블록 간격으로 떨어진 원소 두 개",
                  f"n = {n}, 블록 크기 {block}. 블록 하나가 2 × {block} = {2 * block}개를 맡아 그리드 = ceil({n} / {2 * block}) = {grid}")
     fig.text("in", left - 10, top + ch / 2 + 4, size=12, anchor="end", mono=True)
     for b in range(grid):
         x0 = left + b * 2 * block * pitch
-        fig.line(x0, top - 26, x0 + 2 * block * pitch - 3, top - 26, colour=warp_colour(b), width=3)
+        fig.line(x0, top - 30, x0 + 2 * block * pitch - 4, top - 30, colour=warp_colour(b), width=3)
         fig.text(f"블록 {b}: in[{b * 2 * block}..{b * 2 * block + 2 * block - 1}]",
-                 x0 + block * pitch, top - 34, size=12, anchor="middle", weight="bold")
+                 x0 + block * pitch, top - 38, size=12, anchor="middle", weight="bold")
     for i in range(grid * 2 * block):
         x = left + i * pitch
-        fig.text(str(i), x + cw / 2, top - 8, size=9, anchor="middle", mono=True, fill=GREY)
+        fig.text(str(i), x + cw / 2, top - 9, size=10, anchor="middle", mono=True, fill=GREY)
         b, tid = i // (2 * block), i % block
         if i < n:
-            block_cell(fig, b, x, top, cw, ch, f"t{tid}", size=10)
+            block_cell(fig, b, x, top, cw, ch, f"t{tid}", size=12)
         else:
-            identity_cell(fig, x, top, cw, ch, "밖", size=10)
+            identity_cell(fig, x, top, cw, ch, "밖", size=11)
     sy = top + 150
     fig.text("sdata", left - 10, sy + ch / 2 + 4, size=12, anchor="end", mono=True)
+    short = []
     for b, tid, i, j in reads:
         x = left + b * 2 * block * pitch + (block / 2) * pitch + tid * pitch
         for src, dash in ((i, None), (j, "4 3")):
             sx = left + src * pitch + cw / 2
-            colour = INK if src < n else GREY
-            fig.line(sx, top + ch + 2, x + cw / 2, sy - 4, colour=colour, width=1, dash=dash,
-                     arrow=True)
+            fig.line(sx, top + ch + 2, x + cw / 2, sy - 4, colour=INK if src < n else GREY,
+                     width=1.2, dash=dash, arrow=True)
         if j < n:
-            block_cell(fig, b, x, sy, cw, ch, str(tid), size=11)
+            block_cell(fig, b, x, sy, cw, ch, str(tid), size=12)
         else:
+            short.append((b, tid))
             fig.cell(x, sy, cw, ch, str(tid), fill=WHITE, stroke=warp_colour(b), stroke_width=2,
-                     size=11, weight="bold")
+                     size=12, weight="bold")
     for b in range(grid):
         x0 = left + b * 2 * block * pitch + (block / 2) * pitch
         fig.text(f"블록 {b}의 sdata[0..{block - 1}]", x0 + block * pitch / 2, sy + ch + 20,
                  size=12, anchor="middle")
-    y = sy + ch + 56
+    y = sy + ch + 58
     fig.legend([
         (swatch(fill=warp_colour(0)), "블록 0이 읽는 원소 (칸의 글자 = 읽는 스레드)"),
         (warp_swatch(1), "블록 1이 읽는 원소"),
         (swatch(fill=PALE, stroke=GREY, hatch_colour=GREY, kind="dots"), "n 밖: 읽지 않고 0"),
     ], 16, y, size=12)
+    b_short = short[0][0] if short else 0
+    threads = span(short[0][1], short[-1][1]) if short else "-"
     fig.lines([f"스레드 tid는 i = blockIdx.x × {2 * block} + tid(실선)와 i + {block}(점선)을 읽어 더한 뒤 sdata[tid]에 싣는다.",
-               "한 번의 읽기마다 이웃 스레드는 이웃 원소를 읽으므로 두 읽기 모두 병합된다. 경계 검사는 두 읽기 모두에 있다:",
-               f"블록 1의 스레드 4–7은 두 번째 원소({n}–{2 * grid * block - 1})가 n 밖이라 0을 더한다(테두리만 있는 sdata 칸)."],
+               "읽기 한 번마다 이웃 스레드가 이웃 원소를 읽으므로 두 읽기 모두 병합된다. 경계 검사는 두 읽기 모두에 있다:",
+               f"블록 {b_short}의 스레드 {threads}은 두 번째 원소가 n 밖이라 0을 더한다(테두리만 있는 sdata 칸)."],
               16, y + 26, size=12, fill=GREY)
     return fig
 
