@@ -1,8 +1,9 @@
 """How a grid covers the input (stages 10, 13 and 14): two elements a block apart, the
 grid-stride loop, and the ticket that picks the last block. Each drawing computes its indices
 with the answer's expressions."""
-from .draw import (BLUE, GREY, INK, LIGHT, PALE, VERMILLION, WHITE, Figure, span, swatch,
+from .draw import (BLUE, GREY, INK, LIGHT, PALE, VERMILLION, WHITE, Figure, fmt, span, swatch,
                    warp_cell, warp_colour, warp_swatch)
+from .warp import shuffle_down_steps
 
 
 def block_cell(fig, block, x, y, w, h, label, size=11):
@@ -182,12 +183,17 @@ def ticket_order(work):
 
 
 def ticket_figure():
-    work = [9, 6, 11, 7, 10]   # time units each block spends on its part (any order will do)
+    # The lesson's walk-through: three blocks whose sums are 10.5, 7.25 and 3.0, arriving in
+    # the order 2, 0, 1 (here because their parts took 8, 10 and 6 time units).
+    work = [8, 10, 6]
+    sums = [10.5, 7.25, 3.0]
     grid = len(work)
+    # TODO 3's block_reduce_sum: thread b holds block_sums[b], the rest 0, folded by the shuffle.
+    total = shuffle_down_steps(sums + [0.0] * (32 - grid))[-1][2][0]
     tickets = ticket_order(work)
     last = next(b for b, t in tickets.items() if t == grid - 1)
     unit, left, top, row_h = 34, 110, 96, 40
-    final_len = 8
+    final_len = 7
     end = max(work) + 1 + final_len
     width = left + (end + 1) * unit + 40
     height = top + grid * row_h + 150
@@ -200,7 +206,7 @@ def ticket_figure():
         y = top + b * row_h + 6
         fig.text(f"블록 {b}", left - 12, y + 18, size=12, anchor="end")
         fig.rect(left, y, work[b] * unit, 24, fill=LIGHT, stroke=GREY)
-        fig.text("자기 몫을 더함", left + 8, y + 16, size=11, fill=INK)
+        fig.text(f"자기 몫을 더함: 블록 합 {fmt(sums[b])}", left + 8, y + 16, size=11, fill=INK)
         x = left + work[b] * unit
         is_last = b == last
         fig.cell(x, y, unit, 24, "게시", fill=SKY_FILL, stroke=BLUE, size=10, mono=False)
@@ -212,8 +218,8 @@ def ticket_figure():
             fx = x + 2 * unit + 4
             fig.rect(fx, y, final_len * unit - 8, 24, fill="#F9DCC9", stroke=VERMILLION,
                      stroke_width=2)
-            fig.text(f"block_sums[0..{grid - 1}]를 0부터 차례로 더함", fx + 8, y + 16, size=11,
-                     fill=INK, weight="bold")
+            fig.text(f"block_sums[0..{grid - 1}]를 읽어 더함 = {fmt(total)}", fx + 8, y + 16,
+                     size=11, fill=INK, weight="bold")
         else:
             fig.text("끝", x + unit * 2 + 6, y + 17, size=11, fill=GREY)
     y = top + grid * row_h + 28
@@ -234,7 +240,7 @@ def ticket_figure():
         (swatch(fill="#F9DCC9", stroke=VERMILLION), "마지막 블록만 하는 일"),
     ], 16, y, size=12)
     fig.lines(["번호표를 획득-해제로 뽑으므로, 마지막 블록이 번호표를 받았을 때 앞의 블록들이 게시한 합이 모두 보인다.",
-               "어느 블록이 마지막이 되든 더하는 순서는 block_sums[0]부터 같아서 합이 실행마다 비트 단위로 같다."],
+               "어느 블록이 마지막이 되든 덧셈의 모양은 블록 번호로만 정해져서 합이 실행마다 비트 단위로 같다."],
               16, y + 28, size=12, fill=GREY)
     return fig
 

@@ -375,9 +375,9 @@ def figures():
         (s15 + "tree_max.svg", lambda: tree_figure(
             "stage15-tree-max", "최댓값: 같은 트리, 결합 연산 max와 항등원 -inf",
             "블록 8, 원소 6개. 넘어선 두 칸은 -inf로 채우고 순차 주소 지정으로 접는다",
-            [-3, -1, -7, -2, -5, -4, float("-inf"), float("-inf")], sequential(8),
+            [-3, -7, -1, -5, -2, -9, float("-inf"), float("-inf")], sequential(8),
             op=max, written="sdata[tid] = max(sdata[tid], sdata[tid + stride])",
             identity_slots=(6, 7),
-            caption=["점무늬 칸은 항등원 -inf로 채운 자리다. 모든 값이 음수여도 답은 -1이다.",
-                     "0으로 채웠다면 0이 이겨 틀린 답이 나온다."])),
+            caption=["점무늬 칸은 범위 밖 스레드가 항등원 -inf로 채운 자리다. 모든 값이 음수여도 답은 -1이다.",
+                     "0으로 채웠다면 stride 4에서 max(-1, 0) = 0이 이겨, 입력에 없는 값 0이 답이 된다."])),
     ]
