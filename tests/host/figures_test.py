@@ -29,7 +29,7 @@ except ImportError:
 from course.figures import all_figures  # noqa: E402
 from course.figures.__main__ import render_all  # noqa: E402
 
-IMAGE = re.compile(r"!\[([^\]]*)\]\(([^)\s]+)\)")
+IMAGE = re.compile(r"!\[(.*?)\]\(([^)\s]+)\)")
 
 
 def lessons():
