@@ -17,12 +17,12 @@ examples:
 
 def render_all(out_root):
     """Draw every figure under out_root; returns the relative paths written."""
+    from course.figures import INSTALL, all_figures
     try:
-        from course.figures import all_figures
+        import drawsvg  # noqa: F401
     except ImportError as error:
-        from course.figures import INSTALL
-        raise Stop(f"figures.sh: error: {error.name or error} is not installed; install it with: "
-                   f"{INSTALL}", 4) from error
+        raise Stop(f"figures.sh: error: drawsvg is not installed; install it with: {INSTALL}",
+                   4) from error
     written = []
     for path, make in all_figures():
         target = pathlib.Path(out_root) / path
