@@ -90,7 +90,7 @@ def grid_stride_loads(n, block, grid, in_flight=4):
     """answers/stage13_thread_coarsening/todo.cu, TODO 1 (kLoadsInFlight = 4):
     grid_threads = blockDim.x * gridDim.x; i = blockIdx.x * blockDim.x + threadIdx.x;
     while (i + 3 * grid_threads < n) { load in[i + k * grid_threads], k = 0..3; i += 4 * grid_threads; }
-    for (; i < n; i += grid_threads) sum += in[i];
+    then the remainder loop adds in[i] one at a time, i += grid_threads while i < n.
     Returns {element: (global thread, trip, k or None for the remainder loop)}."""
     grid_threads = block * grid
     loads = {}
