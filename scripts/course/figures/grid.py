@@ -154,7 +154,7 @@ def grid_stride_figure():
     fig.line(bx, y0, bx + 8, y0)
     fig.line(bx + 8, y0, bx + 8, y1)
     fig.line(bx, y1, bx + 8, y1)
-    fig.lines(["한 바퀴: 스레드마다 로드 4개를 먼저 모두 보내고",
+    fig.lines(["한 바퀴: 스레드마다 로드 4개를 먼저 띄워 두고",
                "(i, i + 8, i + 16, i + 24), 값이 오면 더한다.",
                "i + 3 × 8 < n인 동안 돈다."], bx + 16, y0 + 16, size=12)
     ry = top + (rows - 1) * (ch + gap)
