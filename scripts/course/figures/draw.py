@@ -163,6 +163,11 @@ class Figure:
             x += box + 6 + text_width(label, size) + gap
         return x
 
+    def footer(self, items, notes, y, size=12):
+        """A legend at y and grey notes below it: how most figures end."""
+        self.legend(items, 16, y, size=size)
+        return self.lines(list(notes), 16, y + 26, size=size, fill=GREY)
+
     def svg(self):
         return self.d.as_svg() + "\n"
 

@@ -160,15 +160,13 @@ def grid_stride_figure():
     ry = top + (rows - 1) * (ch + gap)
     fig.text("남은 원소는 하나씩 (i < n)", bx + 16, ry + ch / 2 + 4, size=12)
     y = top + rows * (ch + gap) + 26
-    fig.legend([
+    fig.footer([
         (swatch(fill=warp_colour(0)), "블록 0의 스레드가 바퀴에서 읽음"),
         (warp_swatch(1), "블록 1"),
         (swatch(stroke=INK), "나머지 루프에서 읽음"),
         (swatch(stroke=GREY, dash="3 2"), "n 밖"),
-    ], 16, y, size=12)
-    fig.lines(["같은 줄의 이웃 스레드는 이웃 원소를 읽어 로드가 병합된다. 그리드는 n이 아니라 장치(SM 수 × SM당 블록 수)에서",
-               "정해지고, n이 커지면 바퀴 수가 는다. 각 스레드의 sum은 block_reduce_sum으로 블록 합이 된다."],
-              16, y + 26, size=12, fill=GREY)
+    ], ["같은 줄의 이웃 스레드는 이웃 원소를 읽어 로드가 병합된다. 그리드는 n이 아니라 장치(SM 수 × SM당 블록 수)에서",
+               "정해지고, n이 커지면 바퀴 수가 는다. 각 스레드의 sum은 block_reduce_sum으로 블록 합이 된다."], y)
     return fig
 
 

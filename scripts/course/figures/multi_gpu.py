@@ -122,15 +122,13 @@ def ring_figure():
             fig.text(text, left + k * (gpu_w + gpu_gap) - gpu_gap + 16, y + ch / 2 + 4,
                      size=11, mono=True, fill=GREY)
     y = top + len(states) * (ch + row_gap) + 8
-    fig.legend([
+    fig.footer([
         (swatch(stroke=GREY), "GPU 하나의 몫 (a0)"),
         (swatch(fill="#CFE3F1", stroke=BLUE, hatch_colour=BLUE), "둘의 합 (A′)"),
         (swatch(fill=BLUE), "세 GPU의 합 (A)"),
         (swatch(fill=WHITE, stroke=VERMILLION), "이번 단계에 받은 조각"),
-    ], 16, y, size=12)
-    fig.lines(["단계마다 GPU 하나가 S/3을 보내고 S/3을 받는다. 2(k − 1) = 4단계이므로 GPU마다 2(k − 1)/k × S를 보내고 같은 양을 받는다.",
-               "리듀스 스캐터 뒤에는 GPU마다 한 조각의 전체 합이 있고(GPU 0의 B, GPU 1의 C, GPU 2의 A), 올개더가 그것을 모두에게 돌린다."],
-              16, y + 26, size=12, fill=GREY)
+    ], ["단계마다 GPU 하나가 S/3을 보내고 S/3을 받는다. 2(k − 1) = 4단계이므로 GPU마다 2(k − 1)/k × S를 보내고 같은 양을 받는다.",
+               "리듀스 스캐터 뒤에는 GPU마다 한 조각의 전체 합이 있고(GPU 0의 B, GPU 1의 C, GPU 2의 A), 올개더가 그것을 모두에게 돌린다."], y)
     return fig
 
 

@@ -65,15 +65,13 @@ def barriers_figure():
     y = barrier_panel(fig, 16, y + 30, "stage 11: 블록 루프 두 단계 + 마지막 워프 여섯 단계", block,
                       sequential(block, last=WARP), last_warp_offsets(block))
     y += 24
-    fig.legend([
+    fig.footer([
         (warp_swatch(0), "레인 32개 모두 일함"),
         (swatch(stroke=BLUE, hatch_colour="#9CC3E0"), "레인 일부만 일함"),
         (swatch(fill=LIGHT, stroke=GREY, hatch_colour=GREY, kind="dots"), "일 없이 블록 배리어에서 기다림"),
         (swatch(stroke=GREY, dash="3 2"), "이미 끝난 워프"),
-    ], 16, y, size=12)
-    fig.lines(["stage 10에서 stride 32 이하의 여섯 단계는 워프 0만 일하는데도 여덟 워프가 모두 __syncthreads()를 치른다.",
-               "stage 11은 stride 64까지만 블록 루프로 접고(sdata[0..63]에 64개 값), 워프 0이 offset 32–1을 워프 배리어만으로 접는다."],
-              16, y + 26, size=12, fill=GREY)
+    ], ["stage 10에서 stride 32 이하의 여섯 단계는 워프 0만 일하는데도 여덟 워프가 모두 __syncthreads()를 치른다.",
+               "stage 11은 stride 64까지만 블록 루프로 접고(sdata[0..63]에 64개 값), 워프 0이 offset 32–1을 워프 배리어만으로 접는다."], y)
     return fig
 
 
@@ -113,14 +111,12 @@ def last_warp_figure():
                 idle_cell(fig, x, y, cw, ch)
         fig.text(f"레인 {span(0, offset - 1)}이 더함", left + slots * pitch + 12, y + 15, size=12)
     y = top + len(offsets) * (ch + row_gap) + 20
-    fig.legend([
+    fig.footer([
         (warp_swatch(0), "sum += sdata[tid + offset] 하는 레인"),
         (swatch(fill="#F9DCC9", stroke=VERMILLION, hatch_colour=VERMILLION, kind="dots"), "그 레인들이 읽는 칸"),
         (swatch(stroke=BLUE, dash="2 2"), "더하지 않고 자기 sum만 다시 쓰는 레인"),
-    ], 16, y, size=12)
-    fig.lines(["단계마다: 읽기 → __syncwarp() → 모든 레인이 sdata[tid] = sum → __syncwarp(). 읽는 칸(offset..2·offset−1)이",
-               "같은 단계에 쓰이기 전에 읽기가 모두 끝나야 하므로 읽기와 쓰기 사이에 워프 배리어가 있다."],
-              16, y + 26, size=12, fill=GREY)
+    ], ["단계마다: 읽기 → __syncwarp() → 모든 레인이 sdata[tid] = sum → __syncwarp(). 읽는 칸(offset..2·offset−1)이",
+               "같은 단계에 쓰이기 전에 읽기가 모두 끝나야 하므로 읽기와 쓰기 사이에 워프 배리어가 있다."], y)
     return fig
 
 
