@@ -144,11 +144,12 @@ def welford_figure():
     for cx, stats in zip(xs, leaves):
         stats_box(cx, y0, stats, WHITE)
     mids = [(xs[0] + xs[1]) / 2, (xs[2] + xs[3]) / 2]
-    for (a, b), cx, stats, colour in (((0, 1), mids[0], left_pair, "#CFE3F1"),
-                                      ((2, 3), mids[1], right_pair, "#FBE3BF")):
+    for (a, b), cx, stats, colour, name in (((0, 1), mids[0], left_pair, "#CFE3F1", "무리 a"),
+                                            ((2, 3), mids[1], right_pair, "#FBE3BF", "무리 b")):
         for i in (a, b):
             fig.line(xs[i], y0 + bh + 2, cx, y1 - 4, colour=GREY, arrow=True)
         stats_box(cx, y1, stats, colour)
+        fig.text(name, cx + bw / 2 + 10, y1 + 32, size=12, weight="bold")
     top_x = (mids[0] + mids[1]) / 2
     for cx in mids:
         fig.line(cx, y1 + bh + 2, top_x, y2 - 4, colour=INK, width=1.5, arrow=True)
