@@ -9,6 +9,7 @@ so that a stale figure cannot pass unseen."""
 import os
 import pathlib
 import re
+import subprocess
 import sys
 import tempfile
 import unittest
@@ -87,6 +88,22 @@ class Figures(unittest.TestCase):
         for path, _ in all_figures():
             with self.subTest(figure=path):
                 self.assertIn((ROOT / path).resolve(), shown, f"no lesson shows {path}")
+
+    def test_student_editions_ship_every_figure_their_lessons_show(self):
+        numbers = sorted(int(p.name[5:7]) for p in ROOT.glob("stages/stage[0-9][0-9]_*/figures"))
+        partial = f"{numbers[0]:02d}-{numbers[min(2, len(numbers) - 1)]:02d}"
+        for stages in ([], ["--stages", partial]):
+            with self.subTest(stages=stages), tempfile.TemporaryDirectory() as tmp:
+                edition = pathlib.Path(tmp) / "edition"
+                subprocess.run(["bash", str(ROOT / "scripts" / "export_student.sh"), *stages,
+                                str(edition)], check=True, stdout=subprocess.DEVNULL)
+                shown = 0
+                for lesson in sorted(edition.glob("stages/stage[0-9][0-9]_*/README.md")):
+                    for _, target in image_links(lesson):
+                        shown += 1
+                        self.assertTrue((lesson.parent / target).is_file(),
+                                        f"{lesson.parent.name}: {target} is not in the edition")
+                self.assertGreater(shown, 0)
 
     def test_figures_are_small(self):
         for path, _ in all_figures():
