@@ -90,7 +90,8 @@ class Figures(unittest.TestCase):
                 self.assertIn((ROOT / path).resolve(), shown, f"no lesson shows {path}")
 
     def test_student_editions_ship_every_figure_their_lessons_show(self):
-        numbers = sorted(int(p.parent.name[5:7]) for p in ROOT.glob("stages/stage[0-9][0-9]_*/figures"))
+        numbers = sorted(int(p.parent.name[5:7])
+                         for p in ROOT.glob("stages/stage[0-9][0-9]_*/figures"))
         partial = f"{numbers[0]:02d}-{numbers[min(2, len(numbers) - 1)]:02d}"
         for stages in ([], ["--stages", partial]):
             with self.subTest(stages=stages), tempfile.TemporaryDirectory() as tmp:

@@ -188,7 +188,8 @@ def activity_figure(name, title, subtitle, block, steps, caption=()):
     fig.legend(items, 16, ly, size=12)
     fig.legend([
         (swatch(fill=LIGHT, stroke=GREY), "워프 전부 일함"),
-        (swatch(stroke=VERMILLION, hatch_colour="#F4C7A8"), "일부만 일함: 분기 발산, 노는 레인도 명령어를 지남"),
+        (swatch(stroke=VERMILLION, hatch_colour="#F4C7A8"),
+         "일부만 일함: 워프 안에서 레인이 갈림, 노는 레인도 명령어를 지남"),
         (swatch(stroke=GREY, dash="3 2"), "워프 전체가 쉼"),
     ], 16, ly + 24, size=12)
     fig.lines(list(caption), 16, ly + 50, size=12, fill=GREY)
