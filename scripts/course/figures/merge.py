@@ -96,6 +96,11 @@ def softmax_figure():
 # ---------------------------------------------------------------------------- stage 17
 
 
+def dot(colour):
+    """A legend swatch: a round point of `colour`."""
+    return lambda f, x, y, box: f.circle(x + box / 2, y + box / 2, box / 2, fill=colour, stroke=INK)
+
+
 def welford(values):
     """answers/stage17_layer_norm/todo.cu, TODO 5: count += 1; delta = x - mean;
     mean += delta / count; m2 += delta * (x - mean)."""
@@ -156,9 +161,11 @@ def welford_figure():
     stats_box(top_x, y2, merged, BLUE, WHITE)
     delta = right_pair[1] - left_pair[1]
     cross = delta * delta * left_pair[0] * right_pair[0] / merged[0]
-    fig.lines([f"δ = {fmt(right_pair[1])} − {fmt(left_pair[1])} = {fmt(delta)}",
-               f"mean = {fmt(left_pair[1])} + {fmt(delta)} · {fmt(right_pair[0])}/{fmt(merged[0])} = {fmt(merged[1])}",
-               f"M2 = {fmt(left_pair[2])} + {fmt(right_pair[2])} + {fmt(delta)}² · {fmt(left_pair[0])} · {fmt(right_pair[0])}/{fmt(merged[0])} = {fmt(left_pair[2] + right_pair[2])} + {fmt(cross)} = {fmt(merged[2])}"],
+    (n_a, mean_a, m2_a), (n_b, _, m2_b), (n, mean, m2) = left_pair, right_pair, merged
+    fig.lines([f"δ = {fmt(right_pair[1])} − {fmt(mean_a)} = {fmt(delta)}",
+               f"mean = {fmt(mean_a)} + {fmt(delta)} · {fmt(n_b)}/{fmt(n)} = {fmt(mean)}",
+               f"M2 = {fmt(m2_a)} + {fmt(m2_b)} + {fmt(delta)}² · {fmt(n_a)} · {fmt(n_b)}/{fmt(n)}"
+               f" = {fmt(m2_a + m2_b)} + {fmt(cross)} = {fmt(m2)}"],
               top_x + bw / 2 + 16, y2 + 14, size=12, mono=True)
 
     # The number line: the values, each group's mean, and the distance between the means.
@@ -180,10 +187,7 @@ def welford_figure():
              arrow=True)
     fig.text(f"δ = {fmt(delta)}: 평균 사이의 거리가 M2에 {fmt(cross)}을 더한다", px(3.3), ly - 54,
              size=12, fill=VERMILLION, weight="bold", anchor="middle")
-    fig.legend([
-        (lambda f, x, y, box: f.circle(x + box / 2, y + box / 2, box / 2, fill=BLUE, stroke=INK), "무리 a = {1, 2}"),
-        (lambda f, x, y, box: f.circle(x + box / 2, y + box / 2, box / 2, fill=ORANGE, stroke=INK), "무리 b = {3, 5}"),
-    ], 16, height - 22, size=12)
+    fig.legend([(dot(BLUE), "무리 a = {1, 2}"), (dot(ORANGE), "무리 b = {3, 5}")], 16, height - 22)
     fig.text("세 번째 항을 빠뜨리면 M2는 2.5로, 실제 8.75의 3분의 1도 안 된다.", 360, height - 22,
              size=12, fill=GREY)
     return fig
