@@ -50,6 +50,8 @@ class Figure:
     def __init__(self, name, width, height, title=None, subtitle=None):
         self.width, self.height = r(width), r(height)
         self.d = dw.Drawing(self.width, self.height, id_prefix=name + "-")
+        if title:  # what a screen reader announces
+            self.d.append_title(title)
         self.d.append(dw.Rectangle(0, 0, self.width, self.height, fill=WHITE))
         self._patterns = {}
         self._markers = {}
