@@ -171,6 +171,62 @@ def grid_stride_figure():
 
 
 # ---------------------------------------------------------------------------- stage 14
+def chunk_loads(vector_count, block, grid, in_flight=4):
+    """answers/stage14_single_pass/todo.cu, TODO 1: chunk = kVectorsInFlight * blockDim.x;
+    first runs from blockIdx.x * chunk while first < vector_count, stepping gridDim.x * chunk;
+    index = first + k * blockDim.x + threadIdx.x for k = 0 .. 3, and an index at or past
+    vector_count loads zeros. Returns [(first, block, trip, [(index, thread, k), ...])]."""
+    chunk = in_flight * block
+    chunks = []
+    for b in range(grid):
+        first, trip = b * chunk, 0
+        while first < vector_count:
+            loads = [(first + k * block + t, t, k) for k in range(in_flight) for t in range(block)]
+            chunks.append((first, b, trip, loads))
+            first += grid * chunk
+            trip += 1
+    return sorted(chunks)
+
+
+def chunks_figure():
+    vector_count, block, grid = 40, 4, 2      # the lesson's walk-through
+    chunks = chunk_loads(vector_count, block, grid)
+    cw, ch, gap, k_gap = 36, 30, 2, 10
+    left, top, row_h = 190, 104, 74
+    chunk_w = 4 * (block * (cw + gap) + k_gap)
+    fig = Figure("stage14-chunks", left + chunk_w + 20, top + len(chunks) * row_h + 96,
+                 "덩어리: 블록의 한 바퀴는 연속된 float4 한 구간",
+                 f"블록 {grid}개 × 스레드 {block}개, kVectorsInFlight = 4: 덩어리 = 4 × {block} = {4 * block}개의 float4, vector_count = {vector_count}")
+    for row, (first, b, trip, loads) in enumerate(chunks):
+        y = top + row * row_h
+        fig.text(f"덩어리 {first // (4 * block)}", left - 12, y + 12, size=12, anchor="end",
+                 weight="bold")
+        fig.text(f"블록 {b}의 {trip + 1}바퀴", left - 12, y + 30, size=12, anchor="end")
+        for index, t, k in loads:
+            x = left + k * (block * (cw + gap) + k_gap) + t * (cw + gap)
+            if row == 0:
+                fig.text(f"t{t}", x + cw / 2, top - 10, size=10, anchor="middle", mono=True,
+                         fill=GREY)
+            if index < vector_count:
+                warp_cell(fig, b, x, y, cw, ch, str(index), size=11)
+            else:
+                fig.cell(x, y, cw, ch, str(index), fill=WHITE, stroke=GREY, text_fill=GREY,
+                         dash="3 2", size=11)
+        for k in range(4):
+            x = left + k * (block * (cw + gap) + k_gap)
+            fig.text(f"k = {k}", x + block * (cw + gap) / 2, y + ch + 16, size=11,
+                     anchor="middle", fill=GREY)
+    fig.text("스레드", left - 12, top - 10, size=10, anchor="end", fill=GREY)
+    y = top + len(chunks) * row_h + 4
+    fig.footer([
+        (swatch(fill=warp_colour(0)), "블록 0이 읽는 float4 (칸의 수 = 인덱스)"),
+        (warp_swatch(1), "블록 1"),
+        (swatch(stroke=GREY, dash="3 2"), "vector_count 이상: 읽지 않고 0"),
+    ], ["스레드 t는 덩어리마다 first + k·blockDim.x + t(k = 0..3)를 먼저 모두 띄워 둔 뒤 더한다. k가 같은 로드끼리는",
+        "연속이라 병합되고, 블록의 한 바퀴는 연속된 한 구간이다. 블록 b는 덩어리 b, b + gridDim.x, …를 읽는다."], y)
+    return fig
+
+
 def ticket_order(work):
     """Blocks finish in an order no one chooses; here, by how long each one's part took.
     answers/stage14_single_pass/todo.cu, TODO 2: each block stores block_sums[blockIdx.x],
@@ -250,5 +306,6 @@ def figures():
     return [
         ("stages/stage10_first_add/figures/first_add.svg", first_add_figure),
         ("stages/stage13_thread_coarsening/figures/grid_stride.svg", grid_stride_figure),
+        ("stages/stage14_single_pass/figures/chunks.svg", chunks_figure),
         ("stages/stage14_single_pass/figures/ticket.svg", ticket_figure),
     ]
