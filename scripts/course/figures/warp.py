@@ -78,8 +78,8 @@ def barriers_figure():
 def last_warp_figure():
     """Warp 0's six steps over sdata[0..63]: lanes that add, slots they read, and the write
     every lane makes after the first __syncwarp()."""
-    slots, pitch, cw, ch, row_gap = 64, 12, 11, 22, 10
-    left, top = 112, 100
+    slots, pitch, cw, ch, row_gap = 64, 10, 9, 22, 10
+    left, top = 112, 112
     offsets = last_warp_offsets(2 * WARP)
     width = left + slots * pitch + 230
     height = top + len(offsets) * (ch + row_gap) + 76
