@@ -315,6 +315,22 @@ def passes_figure(name, title, subtitle, values, block, caption=()):
 
 
 # ---------------------------------------------------------------------------- the figures
+BANKS_SUBTITLE = "뱅크 = 워드 인덱스 % 32 (4바이트 워드). 칸의 수 = 그 뱅크에서 워프 0이 건드린 서로 다른 워드 수"
+
+
+def fold_figures(stage, folder, name, active, rule, values, fold, tree_caption, warps_caption):
+    """A fold's two pictures: its 8-thread tree with values, and its 64-thread warp map."""
+    return [
+        (folder + "tree_8.svg", lambda: tree_figure(
+            f"{stage}-tree-8", f"{name}: 스레드 8개짜리 블록", rule, values, fold(8),
+            caption=tree_caption)),
+        (folder + "warps_64.svg", lambda: activity_figure(
+            f"{stage}-warps-64", f"{name}: 스레드 64개(워프 2개)의 단계별 일",
+            f"칸 하나가 스레드 하나. 채운 칸 = {active}인 스레드", 64, fold(64),
+            caption=warps_caption)),
+    ]
+
+
 def figures():
     """(path under the repository, function returning the Figure) for these stages."""
     s07 = "stages/stage07_interleaved/figures/"
@@ -322,40 +338,32 @@ def figures():
     s09 = "stages/stage09_any_length/figures/"
     s15 = "stages/stage15_max/figures/"
     return [
-        (s07 + "tree_8.svg", lambda: tree_figure(
-            "stage07-tree-8", "인터리브 주소 지정: 스레드 8개짜리 블록",
+        *fold_figures(
+            "stage07", s07, "인터리브 주소 지정", "tid % (2*stride) == 0",
             "tid % (2*stride) == 0인 스레드가 stride만큼 오른쪽 칸을 자기 칸에 더한다",
-            [2, 5, 1, 4, 6, 3, 8, 7], interleaved(8),
-            caption=["일하는 스레드 사이의 간격이 단계마다 두 배로 벌어진다. 스레드 8개는 워프 하나의 레인 0–7이라,",
-                     "stride 1에서 이미 레인 절반이 쉬고, 그 워프는 모든 단계를 끝까지 실행한다."])),
-        (s07 + "warps_64.svg", lambda: activity_figure(
-            "stage07-warps-64", "인터리브 주소 지정: 스레드 64개(워프 2개)의 단계별 일",
-            "칸 하나가 스레드 하나. 채운 칸 = tid % (2*stride) == 0인 스레드",
-            64, interleaved(64),
-            caption=["stride 1–16에서는 두 워프 모두 레인 일부만 일한다. 어느 워프도 단계를 건너뛰지 못하고,",
-                     "노는 레인도 술어가 꺼진 채로 명령어를 지난다. stride 32에서는 워프 1 전체가 쉰다."])),
+            [2, 5, 1, 4, 6, 3, 8, 7], interleaved,
+            ["일하는 스레드 사이의 간격이 단계마다 두 배로 벌어진다. 스레드 8개는 워프 하나의 레인 0–7이라,",
+             "stride 1에서 이미 레인 절반이 쉬고, 그 워프는 모든 단계를 끝까지 실행한다."],
+            ["stride 1–16에서는 두 워프 모두 레인 일부만 일한다. 어느 워프도 단계를 건너뛰지 못하고,",
+             "노는 레인도 술어가 꺼진 채로 명령어를 지난다. stride 32에서는 워프 1 전체가 쉰다."]),
         (s07 + "banks.svg", lambda: bank_figure(
             "stage07-banks", "인터리브 주소 지정의 뱅크: 워프 0이 건드리는 sdata[tid]",
-            "뱅크 = 워드 인덱스 % 32 (4바이트 워드). 칸의 수 = 그 뱅크에서 워프 0이 건드린 서로 다른 워드 수",
+            BANKS_SUBTITLE,
             [("블록 8 (워프 하나, 레인 0–7)", [("stage 07: index = tid", interleaved(8))]),
              ("블록 64 (워프 2개)", [("stage 07: index = tid", interleaved(64))])],
             caption=["일하는 레인은 자기 칸 sdata[tid]와 sdata[tid + stride]만 건드린다. 한 워프의 tid는 연속된 32개라",
                      "레인마다 뱅크가 다르다. 이 커널이 느린 이유는 뱅크 충돌이 아니라 노는 레인과 % 계산이다."])),
-        (s08 + "tree_8.svg", lambda: tree_figure(
-            "stage08-tree-8", "순차 주소 지정: 스레드 8개짜리 블록",
+        *fold_figures(
+            "stage08", s08, "순차 주소 지정", "tid < stride",
             "tid < stride인 스레드가 위쪽 절반 sdata[tid + stride]를 자기 칸에 포갠다",
-            [5, 2, 8, 1, 3, 6, 4, 9], sequential(8),
-            caption=["일하는 스레드가 언제나 번호가 가장 낮은 스레드들이라, 큰 블록에서는 워프가 통째로 일하거나 통째로 쉰다",
-                     "(아래 블록 64 그림). 블록 8은 워프 하나뿐이라 여기서는 레인이 줄어드는 것만 보인다."])),
-        (s08 + "warps_64.svg", lambda: activity_figure(
-            "stage08-warps-64", "순차 주소 지정: 스레드 64개(워프 2개)의 단계별 일",
-            "칸 하나가 스레드 하나. 채운 칸 = tid < stride인 스레드",
-            64, sequential(64),
-            caption=["stride 32에서 워프 0은 32 레인 모두 일하고 워프 1은 통째로 쉰다. 워프 안에서 레인이 갈리는 것은",
-                     "stride 16–1, 그것도 워프 0 하나뿐이다(stage 11이 다루는 마지막 워프)."])),
+            [5, 2, 8, 1, 3, 6, 4, 9], sequential,
+            ["일하는 스레드가 언제나 번호가 가장 낮은 스레드들이라, 큰 블록에서는 워프가 통째로 일하거나 통째로 쉰다",
+             "(아래 블록 64 그림). 블록 8은 워프 하나뿐이라 여기서는 레인이 줄어드는 것만 보인다."],
+            ["stride 32에서 워프 0은 32 레인 모두 일하고 워프 1은 통째로 쉰다. 워프 안에서 레인이 갈리는 것은",
+             "stride 16–1, 그것도 워프 0 하나뿐이다(stage 11이 다루는 마지막 워프)."]),
         (s08 + "banks.svg", lambda: bank_figure(
             "stage08-banks", "세 접기 방식의 뱅크: 워프 0이 건드리는 sdata[index]",
-            "뱅크 = 워드 인덱스 % 32 (4바이트 워드). 칸의 수 = 그 뱅크에서 워프 0이 건드린 서로 다른 워드 수",
+            BANKS_SUBTITLE,
             [("블록 8 (워프 하나, 레인 0–7)",
               [("stage 07: index = tid", interleaved(8)),
                ("변형: index = 2*stride*tid", strided_index(8)),
