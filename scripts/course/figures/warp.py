@@ -151,7 +151,7 @@ def shuffle_figure():
     fig = Figure("stage12-shuffle", width, height,
                  "__shfl_down_sync: 레인 8개짜리 워프로 본 세 단계",
                  "레인 i가 레인 i + offset의 value를 받아 더한다. 값은 레지스터에서 레지스터로, 공유 메모리를 거치지 않는다")
-    fig.text("lane", left - 12, top - 12, size=12, anchor="end", mono=True)
+    fig.text("레인", left - 12, top - 12, size=12, anchor="end")
     for lane in range(lanes):
         fig.text(str(lane), left + lane * (cw + gap_x) + cw / 2, top - 12, size=12,
                  anchor="middle", mono=True)
