@@ -37,10 +37,13 @@ def fail(message):
 def withheld(path):
     """Paths that hold or reveal a solution, or need one. Stage 14's techniques one at a
     time (bench/experiments/) end in stage 14's solution; the grader grades with answers/
-    and tests/mistakes/."""
+    and tests/mistakes/; the figures' generator computes every stage's indices as its answer
+    does (the edition ships the drawn figures, not the formulas)."""
     return (path.startswith(("answers/", "tests/mistakes/", "bench/experiments/",
-                             "scripts/course/grade/", "tests/host/grade_", "tests/grade/"))
-            or path in ("scripts/gpu_check.sh", "scripts/grade.sh"))
+                             "scripts/course/grade/", "tests/host/grade_", "tests/grade/",
+                             "scripts/course/figures/"))
+            or path in ("scripts/gpu_check.sh", "scripts/grade.sh", "scripts/figures.sh",
+                        "scripts/requirements-figures.txt", "tests/host/figures_test.py"))
 
 
 def parse_range(text):

@@ -237,6 +237,9 @@ TEST_F(Export, LeavesOutAnswersMistakesAndTheInstructorsCheck) {
   EXPECT_FALSE(fs::exists(dir_ / "scripts" / "grade.sh"));  // the instructors' grader
   EXPECT_FALSE(fs::exists(dir_ / "scripts" / "course" / "grade"));
   EXPECT_FALSE(fs::exists(dir_ / "tests" / "host" / "grade_integrity_test.py"));
+  // The figures ship; their generator, which computes each stage's indices, does not.
+  EXPECT_FALSE(fs::exists(dir_ / "scripts" / "course" / "figures"));
+  EXPECT_TRUE(fs::exists(dir_ / "stages" / "stage07_interleaved" / "figures" / "banks.svg"));
   EXPECT_FALSE(fs::exists(dir_ / "docs" / "experiments"));  // stage 14's solution, step by step
   EXPECT_FALSE(fs::exists(dir_ / "bench" / "experiments"));
   // answers/shared/ holds stage 12's block reduction, stage 14's kernel and the floor's read
