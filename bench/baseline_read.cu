@@ -71,7 +71,7 @@ __global__ void read_grid_stride(const float* __restrict__ in, float* block_sums
     }
 #pragma unroll
     for (unsigned int k = 0; k < kPerTrip; ++k) {
-      sum += (loaded[k].x + loaded[k].y) + (loaded[k].z + loaded[k].w);
+      sum += loaded[k].x + loaded[k].y + loaded[k].z + loaded[k].w;
     }
   }
   sum = reduce::block_reduce_sum(sum);
