@@ -180,29 +180,6 @@ class RankFailure : public std::runtime_error {
   int code;
 };
 
-// Everything one rank holds on its GPU.
-struct RankGpu {
-  explicit RankGpu(std::size_t shard_count) {
-    CUDA_CHECK(cudaGetDevice(&device));
-    CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
-    shard = DeviceBuffer<float>(std::max<std::size_t>(shard_count, 1));
-    block_sums = DeviceBuffer<float>(capstone_block_sums_capacity(sm_count));
-    ticket = DeviceBuffer<unsigned int>(1);
-    results = DeviceBuffer<float>(2);
-    scratch = DeviceBuffer<unsigned char>(sum_shard_scratch_bytes());
-    CUDA_CHECK(cudaMemset(ticket.get(), 0, sizeof(unsigned int)));
-    CUDA_CHECK(cudaStreamCreate(&stream));
-  }
-  int device = 0;
-  int sm_count = 0;
-  DeviceBuffer<float> shard;
-  DeviceBuffer<float> block_sums;
-  DeviceBuffer<unsigned int> ticket;
-  DeviceBuffer<float> results;  // [0] the shard's sum, [1] the total
-  DeviceBuffer<unsigned char> scratch;
-  cudaStream_t stream = nullptr;
-};
-
 class Rank {
  public:
   Rank(const RankOptions& opt, const std::string& dir, int rank)
@@ -214,7 +191,7 @@ class Rank {
   [[noreturn]] void give_up(const std::string& waiting_for);
   void open_communicator();
   void wait_for_nccl(const std::string& call, Clock::time_point deadline);
-  float sum_once(RankGpu& gpu, const GpuPart& part, double* ms);
+  float sum_once(GpuScratch& gpu, const GpuPart& part, double* ms);
   std::string check_line(float total, const Reference& ref) const;
 
   const RankOptions& opt_;
@@ -278,7 +255,7 @@ void Rank::open_communicator() {
 }
 
 // One run: the shard's sum, the all-reduce, and the time between two events around both.
-float Rank::sum_once(RankGpu& gpu, const GpuPart& part, double* ms) {
+float Rank::sum_once(GpuScratch& gpu, const GpuPart& part, double* ms) {
   CudaEvent start, stop;
   CUDA_CHECK(cudaMemsetAsync(gpu.results.get(), 0xFF, gpu.results.bytes(), gpu.stream));
   CUDA_CHECK(cudaEventRecord(start.get(), gpu.stream));
@@ -331,27 +308,16 @@ int Rank::run() {
   const double cpu_ms = std::chrono::duration<double, std::milli>(Clock::now() - cpu_start).count();
   // Stage 18's own shard rule, so that both forms cut the input the same way.
   const Shard shard = stage_plan().multi_gpu->shard_of(opt_.common.n, opt_.ranks, rank_);
-  RankGpu gpu(shard.count);
-  CUDA_CHECK(cudaMemcpy(gpu.shard.get(), input.data() + shard.begin, shard.count * sizeof(float),
+  GpuScratch gpu;
+  DeviceBuffer<float> shard_copy(std::max<std::size_t>(shard.count, 1));  // a real pointer if empty
+  CUDA_CHECK(cudaMemcpy(shard_copy.get(), input.data() + shard.begin, shard.count * sizeof(float),
                         cudaMemcpyHostToDevice));
   L2Flusher l2(opt_.common.cache);
 
   open_communicator();
   if (rank_ == opt_.fail_rank && opt_.fail_mode == FailMode::kDiesAfterInit) raise(SIGKILL);
 
-  GpuPart part;
-  part.device = rank_;
-  part.stream = gpu.stream;
-  part.comm = comm_;
-  part.shard = gpu.shard.get();
-  part.count = shard.count;
-  part.shard_sum = gpu.results.get();
-  part.total = gpu.results.get() + 1;
-  part.block_sums = gpu.block_sums.get();
-  part.ticket = gpu.ticket.get();
-  part.sm_count = gpu.sm_count;
-  part.scratch = gpu.scratch.get();
-  part.scratch_bytes = gpu.scratch.bytes();
+  const GpuPart part = gpu.part(shard_copy.get(), shard.count, comm_);
 
   double ms = 0.0;
   const float warmup = sum_once(gpu, part, &ms);

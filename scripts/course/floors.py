@@ -138,49 +138,52 @@ def by_verdict(summary):
     return groups
 
 
-def claim(summary, main_n):
-    """The README's sentence on stage 14 against CUB, from the pairs alone."""
+# The claim's words, in English (the README) and Korean (the capstone's lesson).
+PHRASES = {
+    "en": {
+        "none": ("The saved run has no alternated pairs of stage 14 and CUB, so the README "
+                 "claims nothing about which is faster; `scripts/bench.sh` measures them."),
+        AT_OR_BELOW: "at or below CUB at {sizes} (every pair's ratio at most 1)",
+        TIE: "a tie at {sizes} (the pairs' range spans 1)",
+        SLOWER: "slower than CUB at {sizes} (every pair above 1)",
+        "joiner": "; ",
+        "head": ("Stage 14 against CUB, from {pairs} or more alternated process pairs per size "
+                 "(stage 14 / CUB, median [min, max]): {parts}."),
+        "main": " At n = {n}: {ratio}.",
+    },
+    "ko": {
+        "none": ("저장된 실행에는 stage 14와 CUB를 번갈아 돌린 프로세스 쌍이 없어서, 어느 쪽이 빠른지는 말하지 "
+                 "않습니다. `scripts/bench.sh`가 그 쌍을 잽니다."),
+        AT_OR_BELOW: "{sizes}에서는 CUB와 같거나 빠르고(모든 쌍의 비가 1 이하)",
+        TIE: "{sizes}에서는 비겼고(쌍들의 범위가 1을 걸침)",
+        SLOWER: "{sizes}에서는 CUB보다 느립니다(모든 쌍이 1 초과)",
+        "joiner": ", ",
+        "head": ("크기마다 번갈아 돌린 프로세스 쌍 {pairs}개 이상(stage 14 ÷ CUB의 중앙값 [최소, 최대])으로 "
+                 "보면, stage 14는 {parts}."),
+        "main": " n = {n}에서는 {ratio}입니다.",
+    },
+}
+
+
+def claim(summary, main_n, language="en"):
+    """The sentence on stage 14 against CUB, from the pairs alone: "at or below" only where
+    the whole range is, "slower" where all of it is above 1, a tie elsewhere."""
+    words = PHRASES[language]
     if not summary:
-        return ("The saved run has no alternated pairs of stage 14 and CUB, so the README "
-                "claims nothing about which is faster; `scripts/bench.sh` measures them.")
+        return words["none"]
     groups = by_verdict(summary)
-    pairs = min(e["pairs"] for e in summary)
-    parts = []
-    if groups[AT_OR_BELOW]:
-        parts.append(f"at or below CUB at {size_ranges(groups[AT_OR_BELOW])} (every pair's "
-                     "ratio at most 1)")
-    if groups[TIE]:
-        parts.append(f"a tie at {size_ranges(groups[TIE])} (the pairs' range spans 1)")
-    if groups[SLOWER]:
-        parts.append(f"slower than CUB at {size_ranges(groups[SLOWER])} (every pair above 1)")
-    text = (f"Stage 14 against CUB, from {pairs} or more alternated process pairs per size "
-            f"(stage 14 / CUB, median [min, max]): " + "; ".join(parts) + ".")
+    parts = [words[v].format(sizes=size_ranges(groups[v])) for v in (AT_OR_BELOW, TIE, SLOWER)
+             if groups[v]]
+    text = words["head"].format(pairs=min(e["pairs"] for e in summary),
+                                parts=words["joiner"].join(parts))
     main = [e for e in summary if e["n"] == main_n]
     if main:
-        text += f" At n = {power(main_n)}: {ratio_text(main[0])}."
+        text += words["main"].format(n=power(main_n), ratio=ratio_text(main[0]))
     return text
 
 
 def claim_ko(summary, main_n):
-    """The same sentence for the capstone's lesson, in Korean."""
-    if not summary:
-        return ("저장된 실행에는 stage 14와 CUB를 번갈아 돌린 프로세스 쌍이 없어서, 어느 쪽이 빠른지는 말하지 않습니다. "
-                "`scripts/bench.sh`가 그 쌍을 잽니다.")
-    groups = by_verdict(summary)
-    pairs = min(e["pairs"] for e in summary)
-    parts = []
-    if groups[AT_OR_BELOW]:
-        parts.append(f"{size_ranges(groups[AT_OR_BELOW])}에서는 CUB와 같거나 빠르고(모든 쌍의 비가 1 이하)")
-    if groups[TIE]:
-        parts.append(f"{size_ranges(groups[TIE])}에서는 비겼고(쌍들의 범위가 1을 걸침)")
-    if groups[SLOWER]:
-        parts.append(f"{size_ranges(groups[SLOWER])}에서는 CUB보다 느립니다(모든 쌍이 1 초과)")
-    text = (f"크기마다 번갈아 돌린 프로세스 쌍 {pairs}개 이상(stage 14 ÷ CUB의 중앙값 [최소, 최대])으로 보면, stage 14는 "
-            + ", ".join(parts) + ".")
-    main = [e for e in summary if e["n"] == main_n]
-    if main:
-        text += f" n = {power(main_n)}에서는 {ratio_text(main[0])}입니다."
-    return text
+    return claim(summary, main_n, "ko")
 
 
 def beaten_lines(refs):
