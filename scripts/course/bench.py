@@ -22,6 +22,8 @@ tables between the bench markers of the top-level README.md and of each stage's 
     scripts/bench.sh                 (builds first, then measures)
     scripts/bench.sh --quick         (n = 2^24 only, fewer repeats: a smoke test)
     scripts/bench.sh --pairs 7       (7 process pairs of stage 14 and CUB per size)
+    scripts/bench.sh --sizes 10-28 --out build/bench/a, then --sizes 29-30 --out build/bench/b,
+    then scripts/bench.sh --merge build/bench/a build/bench/b   (the sweep in two parts)
     scripts/bench.sh --sizes 20-24   (some sizes only; README and lessons left alone)
     scripts/bench.sh --docs-only     (rewrite README and lesson tables from results.json;
                                       no build, no GPU)
@@ -61,6 +63,8 @@ BASELINES = ["bench_cub", "bench_read", "bench_launch", "bench_copy"]
 # bench_read's other kernels (its default, the last, is in BASELINES): rows "read v1", ...
 READ_VERSIONS = (1, 2)
 PAIRS = 5
+# What a run measured (the rest of a saved row is derived again when runs are merged).
+RAW_KEYS = ("name", "executable", "n", "block", "gpu_ms", "gbps", "relative_error", "match")
 BEGIN = "<!-- bench:begin (written by scripts/bench.py) -->"
 END = "<!-- bench:end -->"
 # The sentence on stage 14 against CUB, from the pairs (README and the capstone's lesson).
@@ -72,6 +76,12 @@ CLAIM_LESSON = "stage14_single_pass"
 def stage_folders():
     """{'07': 'stage07_interleaved', ...}: where each stage's lesson is."""
     return {f"{n:02d}": stages.folder(n) for n in stages.numbers()}
+
+
+def stage_folders_for_sum():
+    """stage_dirs without running the executables: the sum stages up to the capstone."""
+    return {number: name for number, name in stage_folders().items()
+            if name and number <= CAPSTONE_NUMBER and (ROOT / "stages" / name).is_dir()}
 
 
 def stage_dirs(descriptions):
@@ -555,6 +565,10 @@ def parser():
     found.add_argument("--out", default=None, help="default docs/results for the full sweep, "
                        "docs/results/dirty-l2 with --dirty-l2, the build folder's bench/ for "
                        "--quick or --sizes")
+    found.add_argument("--merge", nargs="+", metavar="DIR",
+                       help="no measuring: join the results.json of partial runs (--sizes ... "
+                       "--out DIR) into one, written like a sweep of their sizes together "
+                       "(the full sweep's sizes: docs/results, the README and the lessons)")
     found.add_argument("--docs-only", action="store_true",
                        help="rewrite the README's and the lessons' tables from docs/results/"
                        "results.json; no GPU, nothing measured")
@@ -585,6 +599,8 @@ def main(argv):
     args = parser().parse_args(argv)
     if args.docs_only or args.check_docs:
         return rewrite_docs(ROOT / "docs" / "results" / "results.json", check=args.check_docs)
+    if args.merge:
+        return merge(args, [pathlib.Path(d) / "results.json" for d in args.merge])
     if args.build_first:
         # The lessons' variants are not part of `all`: only --lessons needs them, and the
         # student edition has none.
@@ -634,12 +650,18 @@ def sweep(args, dirs, block):
     memory = memory_peak()
     rows = run_all(executables, sizes, repeat, args.dirty_l2, block)
     pairs = run_pairs(rows, args.pairs, repeat, args.dirty_l2, block)
+    return conclude(args, sizes, rows, pairs, memory, block, dirs)
+
+
+def conclude(args, sizes, rows, pairs, memory, block, dirs, meta=None):
+    """From the measured rows and pairs: the references, the table, the results and the
+    summary printed; exit 1 if a run did not verify."""
     refs = floors.references(rows, memory)
     floors.derive(rows, refs)
     summary = floors.pair_summary(pairs)
     main_n = MAIN_N if MAIN_N in sizes else sizes[-1]
     table = summary_table(rows, main_n)
-    meta = metadata(args.dirty_l2, floors.launch_ms(rows), block, memory, args.pairs)
+    meta = meta or metadata(args.dirty_l2, floors.launch_ms(rows), block, memory, args.pairs)
     write_results(args, sizes, rows, table, meta, dirs, pairs, summary, refs)
     print()
     print(f"{meta['device']}, n = 2^{main_n.bit_length() - 1}, block {block}, {meta['cache']} L2")
@@ -651,6 +673,35 @@ def sweep(args, dirs, block):
         print(f"{len(failures)} runs did not verify", file=sys.stderr)
         return 1
     return 0
+
+
+def merge(args, paths):
+    """Partial runs of one machine (scripts/bench.sh --sizes A-B --out DIR), joined as if
+    they were one sweep: two commands that each fit a time limit instead of one that does
+    not. Each n must come from one run only."""
+    saved = []
+    for path in paths:
+        if not path.is_file():
+            raise Stop(f"bench.py: error: {path} does not exist; run scripts/bench.sh --sizes "
+                       "A-B --out DIR first", 2)
+        saved.append(json.loads(path.read_text()))
+    devices = {s["meta"]["device"] for s in saved}
+    if len(devices) > 1:
+        raise Stop(f"bench.py: error: the runs are from different devices: {sorted(devices)}", 2)
+    per_run = [{r["n"] for r in s["runs"]} for s in saved]
+    sizes = sorted(set().union(*per_run))
+    if len(sizes) != sum(len(each) for each in per_run):
+        raise Stop("bench.py: error: two of the runs measured the same n; merge runs of "
+                   "different --sizes", 2)
+    rows = [{k: v for k, v in r.items() if k in RAW_KEYS} for s in saved for r in s["runs"]]
+    pairs = [p for s in saved for p in s.get("pairs", [])]
+    meta = dict(saved[0]["meta"])
+    memory = ({"peak_gbps": meta["peak_gbps"]} if meta.get("peak_gbps") else None)
+    meta["launch_us"] = floors.launch_ms(rows) * 1000 if floors.launch_ms(rows) else None
+    meta["commit"] = ",".join(sorted({s["meta"]["commit"] for s in saved}))
+    args.dirty_l2 = meta["cache"] == "dirty"
+    args.quick = False
+    return conclude(args, sizes, rows, pairs, memory, meta["block"], stage_folders_for_sum(), meta)
 
 
 def write_results(args, sizes, rows, table, meta, dirs, pairs, summary, refs):

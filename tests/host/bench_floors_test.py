@@ -203,5 +203,33 @@ class Page(unittest.TestCase):
             self.assertGreater(path.stat().st_size, 10000)
 
 
+class Merge(unittest.TestCase):
+    def saved(self, sizes):
+        return {"meta": meta(), "runs": [r for r in rows() if r["n"] in sizes],
+                "pairs": [p for p in pairs() if p["n"] in sizes]}
+
+    def test_partial_runs_join_into_one(self):
+        import argparse
+        import json
+        with tempfile.TemporaryDirectory() as folder:
+            parts = []
+            for name, sizes in (("a", {N24}), ("b", {N28, N30})):
+                part = pathlib.Path(folder) / name
+                part.mkdir()
+                (part / "results.json").write_text(json.dumps(self.saved(sizes)))
+                parts.append(part / "results.json")
+            out = pathlib.Path(folder) / "joined"
+            args = argparse.Namespace(out=str(out), pairs=5)
+            with contextlib.redirect_stdout(io.StringIO()):
+                self.assertEqual(bench.merge(args, parts), 0)
+            joined = json.loads((out / "results.json").read_text())
+            self.assertEqual(sorted({r["n"] for r in joined["runs"]}), [N24, N28, N30])
+            self.assertEqual([e["verdict"] for e in joined["pair_summary"]],
+                             [floors.AT_OR_BELOW, floors.TIE, floors.SLOWER])
+            self.assertIn("was faster than every read kernel", (out / "README.md").read_text())
+            with self.assertRaises(bench.Stop):
+                bench.merge(args, [parts[0], parts[0]])
+
+
 if __name__ == "__main__":
     unittest.main()
