@@ -22,7 +22,7 @@ tables between the bench markers of the top-level README.md and of each stage's 
     scripts/bench.sh                 (builds first, then measures)
     scripts/bench.sh --quick         (n = 2^24 only, fewer repeats: a smoke test)
     scripts/bench.sh --pairs 7       (7 process pairs of stage 14 and CUB per size)
-    scripts/bench.sh --sizes 10-29 --out build/bench/a, then --sizes 30 --out build/bench/b   ,
+    scripts/bench.sh --sizes 10-29 --out build/bench/a, then --sizes 30 --out build/bench/b,
     then scripts/bench.sh --merge build/bench/a build/bench/b   (the sweep in two parts)
     scripts/bench.sh --sizes 20-24   (some sizes only; README and lessons left alone)
     scripts/bench.sh --docs-only     (rewrite README and lesson tables from results.json;
