@@ -332,8 +332,11 @@ int Rank::run() {
   std::string problem = check_line(last, ref);
   if (problem.empty()) problem = check_line(warmup, ref);
   if (rank_ == 0) {
-    const ReportData report{.title = "Stage 18, " + std::to_string(opt_.ranks) + " rank" +
-                                     (opt_.ranks == 1 ? "" : "s") + " (one process per GPU)",
+    const std::string ranks = std::to_string(opt_.ranks);
+    const ReportData report{.title = opt_.common.csv ? "Stage 18 ranks x" + ranks
+                                                     : "Stage 18, " + ranks + " rank" +
+                                                           (opt_.ranks == 1 ? "" : "s") +
+                                                           " (one process per GPU)",
                             .n = opt_.common.n,
                             .cpu_sum = ref.value,
                             .gpu_sum = last,
@@ -344,8 +347,8 @@ int Rank::run() {
     if (opt_.common.csv) {
       std::printf("%s\n", format_csv(report, opt_.common.block).c_str());
     } else {
-      std::printf("Ranks: %d processes, rank r on GPU r (%s), rank 0's shard of %zu elements\n",
-                  opt_.ranks, describe_device(0).c_str(), shard.count);
+      std::printf("Ranks: %d process%s, rank r on GPU r (%s), rank 0's shard of %zu elements\n",
+                  opt_.ranks, opt_.ranks == 1 ? "" : "es", describe_device(0).c_str(), shard.count);
       std::fputs(format_report(report).c_str(), stdout);
     }
   }

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <regex>
 #include <string>
 
 #include "common/harness/device.h"
@@ -55,6 +56,14 @@ TEST_F(Ranks, OneRankMatches) {
   EXPECT_EQ(run.code, 0) << run.output;
   EXPECT_NE(run.output.find("Stage 18, 1 rank (one process per GPU)"), std::string::npos) << run.output;
   EXPECT_NE(run.output.find("✅"), std::string::npos) << run.output;
+}
+
+TEST_F(Ranks, OneRankWritesTheBenchmarksCsvLine) {
+  const RanksRun run = run_ranks("--ranks 1 --n 4096 --repeat 3 --csv");
+  EXPECT_EQ(run.code, 0) << run.output;
+  EXPECT_TRUE(std::regex_match(run.output, std::regex("Stage 18 ranks x1,4096,256,[0-9.]+,[0-9.]+,"
+                                                      "[0-9.e+-]+,1\n")))
+      << run.output;
 }
 
 TEST_F(Ranks, OneRankMatchesAtTheDefaultSize) {
