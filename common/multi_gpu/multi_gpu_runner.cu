@@ -66,30 +66,44 @@ std::size_t multi_gpu_bytes_needed(std::size_t n, int gpus) {
   return largest * sizeof(float) + L2Flusher::bytes() + kNcclMarginBytes;
 }
 
-// Everything the runner holds on one GPU; destroyed with that GPU current.
+GpuScratch::GpuScratch() {
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
+  block_sums = DeviceBuffer<float>(capstone_block_sums_capacity(sm_count));
+  ticket = DeviceBuffer<unsigned int>(1);
+  results = DeviceBuffer<float>(2);
+  scratch = DeviceBuffer<unsigned char>(sum_shard_scratch_bytes());
+  CUDA_CHECK(cudaMemset(ticket.get(), 0, sizeof(unsigned int)));
+  CUDA_CHECK(cudaStreamCreate(&stream));
+}
+
+GpuScratch::~GpuScratch() { cudaStreamDestroy(stream); }
+
+GpuPart GpuScratch::part(const float* shard, std::size_t count, ncclComm_t comm) const {
+  GpuPart part;
+  part.device = device;
+  part.stream = stream;
+  part.comm = comm;
+  part.shard = shard;
+  part.count = count;
+  part.shard_sum = results.get();
+  part.total = results.get() + 1;
+  part.block_sums = block_sums.get();
+  part.ticket = ticket.get();
+  part.scratch = scratch.get();
+  part.scratch_bytes = scratch.bytes();
+  part.sm_count = sm_count;
+  return part;
+}
+
+// Everything the runner holds on one GPU; made and destroyed with that GPU current.
 struct MultiGpuRunner::Gpu {
-  explicit Gpu(int index) : device(index), l2() {
-    CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
-    block_sums = DeviceBuffer<float>(capstone_block_sums_capacity(sm_count));
-    ticket = DeviceBuffer<unsigned int>(1);
-    results = DeviceBuffer<float>(2);
-    scratch = DeviceBuffer<unsigned char>(sum_shard_scratch_bytes());
-    CUDA_CHECK(cudaMemset(ticket.get(), 0, sizeof(unsigned int)));
-    CUDA_CHECK(cudaStreamCreate(&stream));
-  }
   ~Gpu() {
     if (comm != nullptr) ncclCommDestroy(comm);  // nothing useful to do with a failure here
-    cudaStreamDestroy(stream);
   }
-  int device;
-  int sm_count = 0;
+  GpuScratch on;  // the scratch, the results and the stream
   L2Flusher l2;
   DeviceBuffer<float> shard;
-  DeviceBuffer<float> block_sums;
-  DeviceBuffer<unsigned int> ticket;
-  DeviceBuffer<float> results;  // [0] the shard's sum, [1] the total
-  DeviceBuffer<unsigned char> scratch;  // sum_shard's own, when it needs any
-  cudaStream_t stream = nullptr;
   ncclComm_t comm = nullptr;
 };
 
@@ -97,7 +111,7 @@ MultiGpuRunner::MultiGpuRunner(const MultiGpuPlan& plan, int gpus) : plan_(plan)
   std::vector<int> devices;
   for (int g = 0; g < gpus; ++g) {
     CUDA_CHECK(cudaSetDevice(g));
-    gpus_.push_back(std::make_unique<Gpu>(g));
+    gpus_.push_back(std::make_unique<Gpu>());
     devices.push_back(g);
   }
   std::vector<ncclComm_t> comms(gpus, nullptr);
@@ -118,7 +132,7 @@ MultiGpuRunner::MultiGpuRunner(const MultiGpuPlan& plan, int gpus) : plan_(plan)
 
 MultiGpuRunner::~MultiGpuRunner() {
   for (auto& gpu : gpus_) {
-    cudaSetDevice(gpu->device);
+    cudaSetDevice(gpu->on.device);
     gpu.reset();
   }
   cudaSetDevice(0);
@@ -130,7 +144,7 @@ void MultiGpuRunner::upload(const std::vector<float>& input) {
   if (!problem.empty()) throw ShardError(problem);
   for (int g = 0; g < gpus(); ++g) {
     Gpu& gpu = *gpus_[g];
-    CUDA_CHECK(cudaSetDevice(gpu.device));
+    CUDA_CHECK(cudaSetDevice(gpu.on.device));
     // One float even for an empty shard, so every GPU's pointer is a real one.
     if (gpu.shard.count() < std::max<std::size_t>(shards[g].count, 1)) {
       gpu.shard = DeviceBuffer<float>();
@@ -145,21 +159,7 @@ void MultiGpuRunner::upload(const std::vector<float>& input) {
 std::vector<GpuPart> MultiGpuRunner::parts() const {
   std::vector<GpuPart> parts;
   for (int g = 0; g < gpus(); ++g) {
-    const Gpu& gpu = *gpus_[g];
-    GpuPart part;
-    part.device = gpu.device;
-    part.stream = gpu.stream;
-    part.comm = gpu.comm;
-    part.shard = gpu.shard.get();
-    part.count = shards_[g].count;
-    part.shard_sum = gpu.results.get();
-    part.total = gpu.results.get() + 1;
-    part.block_sums = gpu.block_sums.get();
-    part.ticket = gpu.ticket.get();
-    part.scratch = gpu.scratch.get();
-    part.scratch_bytes = gpu.scratch.bytes();
-    part.sm_count = gpu.sm_count;
-    parts.push_back(part);
+    parts.push_back(gpus_[g]->on.part(gpus_[g]->shard.get(), shards_[g].count, gpus_[g]->comm));
   }
   return parts;
 }
@@ -167,18 +167,18 @@ std::vector<GpuPart> MultiGpuRunner::parts() const {
 // Both result floats to NaN (all bits set), so one nobody wrote shows as NaN.
 void MultiGpuRunner::poison() {
   for (auto& gpu : gpus_) {
-    CUDA_CHECK(cudaSetDevice(gpu->device));
-    CUDA_CHECK(cudaMemsetAsync(gpu->results.get(), 0xFF, gpu->results.bytes(), gpu->stream));
+    CUDA_CHECK(cudaSetDevice(gpu->on.device));
+    CUDA_CHECK(cudaMemsetAsync(gpu->on.results.get(), 0xFF, gpu->on.results.bytes(), gpu->on.stream));
   }
 }
 
 std::vector<float> MultiGpuRunner::totals() {
   std::vector<float> totals;
   for (auto& gpu : gpus_) {
-    CUDA_CHECK(cudaSetDevice(gpu->device));
-    CUDA_CHECK(cudaStreamSynchronize(gpu->stream));
+    CUDA_CHECK(cudaSetDevice(gpu->on.device));
+    CUDA_CHECK(cudaStreamSynchronize(gpu->on.stream));
     float total = std::numeric_limits<float>::quiet_NaN();
-    CUDA_CHECK(cudaMemcpy(&total, gpu->results.get() + 1, sizeof(float), cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(&total, gpu->on.results.get() + 1, sizeof(float), cudaMemcpyDeviceToHost));
     totals.push_back(total);
   }
   CUDA_CHECK(cudaSetDevice(0));
@@ -213,13 +213,13 @@ MultiGpuTiming MultiGpuRunner::time(unsigned block, int repeat, CacheState cache
   MultiGpuTiming timing;
   timing.warmup = run(block);
   std::vector<DeviceStream> streams;
-  for (auto& gpu : gpus_) streams.push_back({gpu->device, gpu->stream});
+  for (auto& gpu : gpus_) streams.push_back({gpu->on.device, gpu->on.stream});
   SpanTimer span(streams);
   std::vector<double> ms;
   for (int pass = 0; pass < repeat; ++pass) {
     poison();
     for (auto& gpu : gpus_) {
-      CUDA_CHECK(cudaSetDevice(gpu->device));
+      CUDA_CHECK(cudaSetDevice(gpu->on.device));
       gpu->l2.set_state(cache);
       gpu->l2.flush(pass);
       CUDA_CHECK(cudaDeviceSynchronize());

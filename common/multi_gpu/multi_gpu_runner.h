@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "common/device_buffer.h"
 #include "common/harness/cache_state.h"
 #include "common/multi_gpu.h"
 
@@ -28,6 +29,27 @@ std::size_t capstone_block_sums_capacity(int sm_count);
 // capstone kernel, CUB's temporary storage for the student edition's fallback
 // (common/multi_gpu/capstone.cu). The runner allocates it once per GPU, before any timing.
 std::size_t sum_shard_scratch_bytes();
+
+// What sum_shard and the all-reduce need on one GPU besides its shard: the capstone kernel's
+// scratch, the two result floats and a stream. Made and destroyed with that GPU current;
+// the one-GPU-per-process form (common/multi_gpu/ranks_main.cu) holds one too.
+struct GpuScratch {
+  GpuScratch();
+  ~GpuScratch();
+  GpuScratch(const GpuScratch&) = delete;
+  GpuScratch& operator=(const GpuScratch&) = delete;
+
+  // This GPU's part for a shard of `count` floats at `shard`, summed on `comm`.
+  GpuPart part(const float* shard, std::size_t count, ncclComm_t comm) const;
+
+  int device = 0;
+  int sm_count = 0;
+  DeviceBuffer<float> block_sums;
+  DeviceBuffer<unsigned int> ticket;
+  DeviceBuffer<float> results;          // [0] the shard's sum, [1] the total
+  DeviceBuffer<unsigned char> scratch;  // sum_shard's own, when it needs any
+  cudaStream_t stream = nullptr;
+};
 
 // The stage's shards of n over `gpus`, in order.
 std::vector<Shard> shards_for(const MultiGpuPlan& plan, std::size_t n, int gpus);

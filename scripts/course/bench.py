@@ -6,10 +6,14 @@ CUDA events after a warm-up, reports the median of its timed runs (301 up to 2^2
 to 2^24, 20 above), and verifies its result after timing. Before every timed run the L2 holds nothing of the input and no dirty lines
 (--dirty-l2: the L2 full of dirty lines instead, to compare).
 
-The floor: floor(n) = empty launch + 4n bytes / read ceiling, where the empty launch is
-the median of bench_launch over all sizes and the read ceiling is bench_read's best
-4n / (time - empty launch) over all sizes. Every time is also given as a multiple of the
-floor (x floor) and of CUB's time at the same n (x CUB).
+Two references beside every time (course/floors.py): the physical limit, an empty launch
+(bench_launch, the median over all sizes) plus 4n bytes at the memory's theoretical
+bandwidth (bench_memory: 2 x memory clock x bus width / 8), and the best measured read, the
+fastest of bench_read's three kernels at that n, or a reduction's time where one was faster
+than every read (the page says where). Every time is given as a multiple of both (x limit,
+x floor) and of CUB's time at the same n (x CUB). Then stage 14 and CUB run as alternated
+process pairs at every n (--pairs, default 5, the sweep's own pair the first): the median
+of stage 14 / CUB and its range decide what the README and the capstone's lesson claim.
 
 Writes, under docs/results/ (or --out): results.csv, results.json, bandwidth.png and
 README.md (the results page); prints the table; and, for the default run, refreshes the
@@ -17,6 +21,9 @@ tables between the bench markers of the top-level README.md and of each stage's 
 
     scripts/bench.sh                 (builds first, then measures)
     scripts/bench.sh --quick         (n = 2^24 only, fewer repeats: a smoke test)
+    scripts/bench.sh --pairs 7       (7 process pairs of stage 14 and CUB per size)
+    scripts/bench.sh --sizes 10-29 --out build/bench/a, then --sizes 30 --out build/bench/b,
+    then scripts/bench.sh --merge build/bench/a build/bench/b   (the sweep in two parts)
     scripts/bench.sh --sizes 20-24   (some sizes only; README and lessons left alone)
     scripts/bench.sh --docs-only     (rewrite README and lesson tables from results.json;
                                       no build, no GPU)
@@ -36,9 +43,9 @@ import pathlib
 import subprocess
 import sys
 
-from course import stages
+from course import floors, stages
 from course.cli import Stop, run_main
-from course.gpu import (BIN, ROOT, answer_descriptions, build_first, floor_model, machine,
+from course.gpu import (BIN, ROOT, answer_descriptions, build_first, machine, memory_peak,
                         require_answers, require_device, run_csv, write_csv)
 from course.lessons_bench import run_lessons
 from course.operations_bench import run_operations
@@ -51,13 +58,28 @@ BASE_STAGE = "07"
 CAPSTONE_NUMBER = "14"
 CAPSTONE = f"Stage {int(CAPSTONE_NUMBER)}"
 BASELINES = ["bench_cub", "bench_read", "bench_launch", "bench_copy"]
+# bench_read's other kernels (its default, the last, is in BASELINES): rows "read v1", ...
+READ_VERSIONS = (1, 2)
+PAIRS = 5
+# What a run measured (the rest of a saved row is derived again when runs are merged).
+RAW_KEYS = ("name", "executable", "n", "block", "gpu_ms", "gbps", "relative_error", "match")
 BEGIN = "<!-- bench:begin (written by scripts/bench.py) -->"
 END = "<!-- bench:end -->"
+# The sentence on stage 14 against CUB, from the pairs (README and the capstone's lesson).
+CLAIM_BEGIN = "<!-- bench-claim:begin (written by scripts/bench.py) -->"
+CLAIM_END = "<!-- bench-claim:end -->"
+CLAIM_LESSON = "stage14_single_pass"
 
 
 def stage_folders():
     """{'07': 'stage07_interleaved', ...}: where each stage's lesson is."""
     return {f"{n:02d}": stages.folder(n) for n in stages.numbers()}
+
+
+def stage_folders_for_sum():
+    """stage_dirs without running the executables: the sum stages up to the capstone."""
+    return {number: name for number, name in stage_folders().items()
+            if name and number <= CAPSTONE_NUMBER and (ROOT / "stages" / name).is_dir()}
 
 
 def stage_dirs(descriptions):
@@ -69,31 +91,50 @@ def stage_dirs(descriptions):
             if d["operation"] == "sum" and number <= CAPSTONE_NUMBER}
 
 
-def measure(executable, n, repeat, dirty, block):
+def measure(executable, n, repeat, dirty, block, extra=()):
     """One run of an executable with --csv; returns its row as a dict."""
-    return run_csv(executable, ["--n", n, "--block", block, "--repeat", repeat]
+    return run_csv(executable, ["--n", n, "--block", block, "--repeat", repeat, *extra]
                    + (["--dirty-l2"] if dirty else []))
 
 
+def show(row):
+    n = row["n"]
+    print(f"  n = 2^{n.bit_length() - 1:<2} {row['name']:<9} {row['gpu_ms'] * 1000:10.2f} us "
+          f"{row['gbps']:8.1f} GB/s  {'ok' if row['match'] else 'MISMATCH'}", flush=True)
+
+
 def run_all(executables, sizes, repeat_for, dirty, block):
+    """executables: (name, extra options) in the order they run at each n."""
     rows = []
     for n in sizes:
-        for executable in executables:
-            row = measure(executable, n, repeat_for(n), dirty, block)
+        for executable, extra in executables:
+            row = measure(executable, n, repeat_for(n), dirty, block, extra)
             rows.append(row)
-            print(f"  n = 2^{n.bit_length() - 1:<2} {row['name']:<9} {row['gpu_ms'] * 1000:10.2f} us "
-                  f"{row['gbps']:8.1f} GB/s  {'ok' if row['match'] else 'MISMATCH'}", flush=True)
+            show(row)
     return rows
 
 
-def derive(rows, model):
-    """Adds floor_ms, x_floor and x_cub to every row."""
-    cub = {r["n"]: r["gpu_ms"] for r in rows if r["name"] == "CUB"}
-    for r in rows:
-        timed = model is not None and r["name"] != "launch"  # the launch is part of the floor
-        r["floor_ms"] = model["at"](r["n"]) if model else None
-        r["x_floor"] = r["gpu_ms"] / r["floor_ms"] if timed else None
-        r["x_cub"] = r["gpu_ms"] / cub[r["n"]] if timed and r["n"] in cub else None
+def run_pairs(rows, count, repeat_for, dirty, block):
+    """Stage 14 and CUB as `count` alternated process pairs at every n of the sweep; the
+    sweep's own two runs (adjacent processes, stage 14 first) are the first pair."""
+    executables = {floors.CAPSTONE: f"stage{CAPSTONE_NUMBER}", floors.CUB: "bench_cub"}
+    pairs = []
+    for n in sorted({r["n"] for r in rows}):
+        swept = {r["name"]: r for r in rows if r["n"] == n and r["name"] in executables}
+        if len(swept) == 2:
+            pairs.append({"n": n, "pair": 1, "first": floors.CAPSTONE,
+                          "capstone_ms": swept[floors.CAPSTONE]["gpu_ms"],
+                          "cub_ms": swept[floors.CUB]["gpu_ms"], "match": True})
+        for index in range(len(swept) == 2, count):
+            got = {}
+            for name in floors.pair_order(index):
+                got[name] = measure(executables[name], n, repeat_for(n), dirty, block)
+                show(got[name])
+            pairs.append({"n": n, "pair": index + 1, "first": floors.pair_order(index)[0],
+                          "capstone_ms": got[floors.CAPSTONE]["gpu_ms"],
+                          "cub_ms": got[floors.CUB]["gpu_ms"],
+                          "match": got[floors.CAPSTONE]["match"] and got[floors.CUB]["match"]})
+    return pairs
 
 
 def summary_table(rows, n):
@@ -119,11 +160,12 @@ def us(ms):
 
 
 def markdown_table(table):
-    lines = ["| stage | GPU time (us) | GB/s | x floor | x CUB | vs previous stage | vs stage 07 "
-             "| verified |", "|---|---|---|---|---|---|---|---|"]
+    lines = ["| stage | GPU time (us) | GB/s | x limit | x floor | x CUB | vs previous stage "
+             "| vs stage 07 | verified |", "|---|---|---|---|---|---|---|---|---|"]
     for r in table:
         lines.append(
-            f"| {r['name']} | {us(r['gpu_ms'])} | {r['gbps']:.1f} | {fmt(r['x_floor'], '{:.2f}')} "
+            f"| {r['name']} | {us(r['gpu_ms'])} | {r['gbps']:.1f} | {fmt(r.get('x_limit'), '{:.2f}')} "
+            f"| {fmt(r['x_floor'], '{:.2f}')} "
             f"| {fmt(r['x_cub'], '{:.2f}')} | {fmt(r['speedup_prev'], '{:.2f}x')} "
             f"| {fmt(r['speedup_base'], '{:.2f}x')} | {'yes' if r['match'] else 'NO'} |")
     return "\n".join(lines)
@@ -136,84 +178,127 @@ def sweep_table(rows, names, key, pattern):
         cells = []
         for name in names:
             match = [r for r in rows if r["n"] == n and r["name"] == name]
-            cells.append(fmt(match[0][key], pattern) if match else "")
+            cells.append(fmt(match[0].get(key), pattern) if match else "")
         lines.append(f"| 2^{n.bit_length() - 1} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
-def capstone_table(rows):
-    """Stage 14 against CUB and the floor at every n: the numbers its lesson is judged by."""
-    lines = ["| n | floor (us) | stage 14 (us) | CUB (us) | stage 14 x floor | CUB x floor "
-             "| stage 14 x CUB |", "|---|---|---|---|---|---|---|"]
+def capstone_table(rows, summary):
+    """Stage 14 against CUB and both references at every n: the numbers its lesson is judged
+    by, with the alternated pairs' ratio (median [min, max]) and what it lets us claim."""
+    pairs = {e["n"]: e for e in summary}
+    lines = ["| n | limit (us) | best read (us) | stage 14 (us) | CUB (us) | stage 14 x limit "
+             "| stage 14 x best read | CUB x best read | stage 14 / CUB, pairs | claim |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     for n in sorted({r["n"] for r in rows}):
         cap = [r for r in rows if r["n"] == n and r["name"] == CAPSTONE]
         cub = [r for r in rows if r["n"] == n and r["name"] == "CUB"]
         if not cap or not cub or cap[0]["floor_ms"] is None:
             continue
         c, b = cap[0], cub[0]
-        lines.append(f"| 2^{n.bit_length() - 1} | {us(c['floor_ms'])} | {us(c['gpu_ms'])} "
-                     f"| {us(b['gpu_ms'])} | {c['x_floor']:.3f} | {b['x_floor']:.3f} "
-                     f"| {c['x_cub']:.3f} |")
+        entry = pairs.get(n)
+        limit = us(c["limit_ms"]) if c.get("limit_ms") else ""
+        ratio = f"{floors.ratio_text(entry)} ({entry['pairs']})" if entry else ""
+        lines.append(f"| 2^{n.bit_length() - 1} | {limit} | {us(c['floor_ms'])} | {us(c['gpu_ms'])} "
+                     f"| {us(b['gpu_ms'])} | {fmt(c.get('x_limit'), '{:.3f}')} | {c['x_floor']:.3f} "
+                     f"| {b['x_floor']:.3f} | {ratio} | {entry['verdict'] if entry else ''} |")
     return "\n".join(lines)
 
 
-def capstone_verdict(rows):
-    """One line per target: how stage 14 stands against CUB and the floor."""
-    cap = {r["n"]: r for r in rows if r["name"] == CAPSTONE and r["x_cub"] is not None}
+def capstone_verdict(rows, summary, refs):
+    """How stage 14 stands against CUB (from the pairs) and the references."""
+    cap = {r["n"]: r for r in rows if r["name"] == CAPSTONE and r["x_floor"] is not None}
     if not cap:
         return []
-    worst = max(cap.values(), key=lambda r: r["x_cub"])
-    lines = [f"- Stage 14 against CUB, worst n: 2^{worst['n'].bit_length() - 1} at "
-             f"{worst['x_cub']:.3f} x CUB ({sum(r['x_cub'] <= 1.0 for r in cap.values())} of "
-             f"{len(cap)} sizes at or below 1.00)."]
-    if MAIN_N in cap:
-        lines.append(f"- At n = 2^24: {cap[MAIN_N]['x_cub']:.3f} x CUB.")
+    lines = ["- " + floors.claim(summary, MAIN_N)]
     for n in FLOOR_CHECK_N:
-        if n in cap and cap[n]["x_floor"] is not None:
-            lines.append(f"- At n = 2^{n.bit_length() - 1}: {cap[n]['x_floor']:.3f} x floor.")
-    return lines
+        if n in cap:
+            limit = fmt(cap[n].get("x_limit"), "{:.3f} x the physical limit, ")
+            lines.append(f"- At n = 2^{n.bit_length() - 1}: {limit}"
+                         f"{cap[n]['x_floor']:.3f} x the best read.")
+    return lines + floors.beaten_lines(refs or {})
 
 
-def plot(table, rows, model, path, block):
+def plot(table, rows, summary, path, block):
+    """Left: time over the best read at 2^24 (x limit as dots). Middle: bandwidth against n,
+    with the physical limit and the best read as black lines. Right: stage 14 / CUB per n
+    from the pairs, the median and the range as an error bar, 1 as a line."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, (left, right) = plt.subplots(1, 2, figsize=(14, 5.5))
-    shown = [r for r in table if r["x_floor"] is not None and r["name"] not in ("launch",)]
+    fig, (left, middle, right) = plt.subplots(1, 3, figsize=(20, 5.5))
+    shown = [r for r in table if r["x_floor"] is not None and r["name"] != "launch"]
     names = [r["name"].replace("Stage ", "") for r in shown]
     colors = ["#888888" if not r["name"].startswith("Stage ") else "#2a7ab9" for r in shown]
-    left.bar(names, [r["x_floor"] for r in shown], color=colors)
+    left.bar(names, [r["x_floor"] for r in shown], color=colors, label="x best read")
+    limits = [(name, r["x_limit"]) for name, r in zip(names, shown) if r.get("x_limit")]
+    if limits:
+        left.plot([name for name, _ in limits], [x for _, x in limits], "k.", label="x limit")
     left.axhline(1.0, color="black", linewidth=1)
-    left.set_title(f"Time as a multiple of the floor, n = 2^24 (block {block})")
+    left.set_title(f"Time over the best read, n = 2^24 (block {block})")
     left.set_xlabel("stage")
-    left.set_ylabel("time / floor (1 = the floor)")
+    left.set_ylabel("time / reference (1 = the reference)")
+    left.tick_params(axis="x", labelsize=7)
+    left.legend(fontsize=8)
     palette = plt.get_cmap("tab20").colors
     for index, name in enumerate(r["name"] for r in table):
-        if name in ("launch", "read"):
+        if name == "launch" or floors.is_read(name):
             continue
         series = sorted((r["n"], r["gbps"]) for r in rows if r["name"] == name)
         style = "--" if not name.startswith("Stage ") else "-"
-        right.plot([n for n, _ in series], [g for _, g in series], style, marker=".", label=name,
-                   color=palette[(2 * index) % len(palette)])
-    if model:
-        sizes = sorted({r["n"] for r in rows})
-        right.plot(sizes, [4 * n / (model["at"](n) * 1e6) for n in sizes], color="black",
-                   linewidth=2, label="floor")
-    right.set_xscale("log", base=2)
-    right.set_title("Bandwidth against n (4n bytes / time); the floor in black")
+        middle.plot([n for n, _ in series], [g for _, g in series], style, marker=".", label=name,
+                    color=palette[(2 * index) % len(palette)])
+    refs = {r["n"]: r for r in rows if r["name"] == CAPSTONE and r["floor_ms"]}
+    sizes = sorted(refs)
+    middle.plot(sizes, [4 * n / (refs[n]["floor_ms"] * 1e6) for n in sizes], color="black",
+                linewidth=2, label="best read")
+    limited = [n for n in sizes if refs[n].get("limit_ms")]
+    if limited:
+        middle.plot(limited, [4 * n / (refs[n]["limit_ms"] * 1e6) for n in limited], ":",
+                    color="black", linewidth=2, label="physical limit")
+    middle.set_xscale("log", base=2)
+    middle.set_title("Bandwidth against n (4n bytes / time)")
+    middle.set_xlabel("n (floats)")
+    middle.set_ylabel("GB/s")
+    middle.legend(fontsize=7, ncol=2)
+    if summary:
+        ns = [e["n"] for e in summary]
+        medians = [e["median"] for e in summary]
+        below = [m - e["low"] for m, e in zip(medians, summary)]
+        above = [e["high"] - m for m, e in zip(medians, summary)]
+        right.errorbar(ns, medians, yerr=[below, above], fmt="o", capsize=3, color="#2a7ab9",
+                       label="median, [min, max] of the pairs")
+        right.axhline(1.0, color="black", linewidth=1)
+        right.set_xscale("log", base=2)
+        right.legend(fontsize=8)
+    right.set_title("Stage 14 / CUB, alternated process pairs")
     right.set_xlabel("n (floats)")
-    right.set_ylabel("GB/s")
-    right.legend(fontsize=7, ncol=2)
+    right.set_ylabel("stage 14 time / CUB time")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
 
 
-def metadata(dirty, model, block):
+def metadata(dirty, launch, block, memory=None, pairs=0):
     return {**machine(), "date": datetime.date.today().isoformat(), "block": block,
             "seed": 12345, "main_n": MAIN_N, "cache": "dirty" if dirty else "clean",
-            "launch_us": model["launch_ms"] * 1000 if model else None,
-            "read_ceiling_gbps": model["ceiling_gbps"] if model else None}
+            "launch_us": launch * 1000 if launch is not None else None,
+            "floor": "best-read", "pairs": pairs,
+            "memory_clock_khz": memory["memory_clock_khz"] if memory else None,
+            "bus_width_bits": memory["bus_width_bits"] if memory else None,
+            "peak_gbps": memory["peak_gbps"] if memory else None}
+
+
+def floor_text(meta):
+    """What x floor and x limit meant in the run `meta` describes (runs saved before the
+    two references had one modelled floor)."""
+    if meta.get("floor") != "best-read":
+        return ("x floor: time / (empty launch + 4n bytes / read ceiling), this run's modelled "
+                "floor; it has no physical limit and no pairs (run scripts/bench.sh for both)")
+    limit = (f"empty launch + 4n bytes at {meta['peak_gbps']:.0f} GB/s, the memory's theoretical "
+             "bandwidth" if meta.get("peak_gbps") else "not measured (no bench_memory)")
+    return (f"x limit: time / physical limit ({limit}); x floor: time / the best measured read "
+            "at that n")
 
 
 CACHE_TEXT = {
@@ -224,26 +309,42 @@ CACHE_TEXT = {
 }
 
 
-def results_page(meta, table, rows, names):
-    floor_line = (f"The floor: an empty launch takes {meta['launch_us']:.2f} us and the read "
-                  f"ceiling is {meta['read_ceiling_gbps']:.0f} GB/s, so floor(n) = "
-                  f"{meta['launch_us']:.2f} us + 4n bytes / {meta['read_ceiling_gbps']:.0f} GB/s."
-                  if meta["launch_us"] is not None else "No floor: bench_read or bench_launch "
-                  "was not run.")
+def references_text(meta):
+    if meta.get("floor") != "best-read":
+        return (f"The floor (a run saved before the two references): an empty launch of "
+                f"{meta['launch_us']:.2f} us plus 4n bytes at the read ceiling of "
+                f"{meta['read_ceiling_gbps']:.0f} GB/s.")
+    limit = (f"an empty launch ({meta['launch_us']:.2f} us, `bench_launch`, the median over all "
+             f"sizes) plus 4n bytes at {meta['peak_gbps']:.0f} GB/s, the memory's theoretical "
+             f"bandwidth (`bench_memory`: memory clock {meta['memory_clock_khz']} kHz x bus "
+             f"{meta['bus_width_bits']} bits / 8 x 2 transfers per clock). No kernel can beat it"
+             if meta.get("peak_gbps") else "not measured (no `bench_memory`)")
+    return ("Two references beside every time. **The physical limit** is " + limit + ". **The "
+            "best read** (the floor, x floor) is the fastest of `bench_read`'s three kernels "
+            "at that n (`--version 1` to `3`: one float4 per thread over as many blocks as "
+            "that takes, two float4s per trip over the resident grid, stage 14's 16 KB per "
+            "block per trip); where a reduction was faster than every read, its time is the "
+            "best read there and the list under the capstone's table says so. Stage 14 against "
+            f"CUB is also measured as {meta.get('pairs') or 'no'} alternated process pairs per "
+            "size (stage 14 first in odd pairs, CUB first in even ones; the sweep's own two "
+            "runs are the first pair): the median of stage 14 / CUB and its range. The claim is "
+            "\"at or below CUB\" only where the whole range is at or below 1, \"slower\" "
+            "where all of it is above, and a tie otherwise.")
+
+
+def results_page(meta, table, rows, names, summary=(), refs=None):
     return f"""# Benchmark results
 
 Written by `scripts/bench.sh` (do not edit by hand). Every stage's answer, CUB's
-`cub::DeviceReduce::Sum`, the floor's two parts and a device-to-device copy, on the same
-input (seed {meta['seed']}), block {meta['block']}. Each time is the median of the timed
+`cub::DeviceReduce::Sum`, the reads, the empty launch and a device-to-device copy, on the
+same input (seed {meta['seed']}), block {meta['block']}. Each time is the median of the timed
 runs, measured with CUDA events after a warm-up, each run starting with
 {CACHE_TEXT[meta['cache']]}; every result was verified against the CPU reference (the copy
 against its input) after timing. GB/s counts each input float read once (the copy: bytes
 read plus bytes written).
 
-{floor_line} The empty launch is `bench_launch` (one block of one thread between two
-events), the median over all sizes; the read ceiling is `bench_read`'s best 4n / (time -
-empty launch) over all sizes, a streaming read with stage 14's loads and no combine.
-x floor is time / floor(n); x CUB is time / CUB's time at the same n, both from this run.
+{references_text(meta)} {floor_text(meta)}; x CUB: time / CUB's time at the same n in the
+sweep.
 
 - Device: {meta['device']}
 - Driver: {meta['driver']}
@@ -255,17 +356,21 @@ x floor is time / floor(n); x CUB is time / CUB's time at the same n, both from 
 
 {markdown_table(table)}
 
-![time against the floor at 2^24, bandwidth against n](bandwidth.png)
+![time over the best read at 2^24, bandwidth against n with both references, stage 14 / CUB from the pairs](bandwidth.png)
 
-## The capstone against CUB and the floor
+## The capstone against CUB and both references
 
-{capstone_table(rows)}
+{capstone_table(rows, summary)}
 
-{chr(10).join(capstone_verdict(rows))}
+{chr(10).join(capstone_verdict(rows, summary, refs))}
 
-## Time as a multiple of the floor
+## Time as a multiple of the best read
 
 {sweep_table(rows, [x for x in names if x not in ('launch', 'copy')], 'x_floor', '{:.2f}')}
+
+## Time as a multiple of the physical limit
+
+{sweep_table(rows, [x for x in names if x not in ('launch', 'copy')], 'x_limit', '{:.2f}')}
 
 ## Time as a multiple of CUB's
 
@@ -275,7 +380,7 @@ x floor is time / floor(n); x CUB is time / CUB's time at the same n, both from 
 
 {sweep_table(rows, [x for x in names if x != 'launch'], 'gbps', '{:.0f}')}
 
-Raw numbers: [results.csv](results.csv), [results.json](results.json).
+Raw numbers: [results.csv](results.csv), [pairs.csv](pairs.csv), [results.json](results.json).
 
 Max, softmax and layer norm (stages 15 to 17) have their own yardsticks and are measured by
 `scripts/bench.sh --operations`: [operations.md](operations.md). Stage 18 on one GPU against
@@ -289,11 +394,11 @@ def readme_table(table, dirs, meta):
     lines = [BEGIN,
              f"Measured by `scripts/bench.sh` on {meta['device']} (CUDA {meta['cuda']}, driver "
              f"{meta['driver']}, {meta['date']}): n = 2^24 floats, block {meta['block']}, each run "
-             "starting from a clean L2. x floor: time / (empty launch + 4n bytes / read "
-             "ceiling). Full results: [docs/results](docs/results/README.md).",
+             f"starting from a clean L2. {floor_text(meta)}. Full results: "
+             "[docs/results](docs/results/README.md).",
              "",
-             "| stage | lesson | GPU time | GB/s | x floor | x CUB |",
-             "|---|---|---|---|---|---|"]
+             "| stage | lesson | GPU time | GB/s | x limit | x floor | x CUB |",
+             "|---|---|---|---|---|---|---|"]
     for r in table:
         if r["name"] == "launch":
             continue
@@ -303,7 +408,8 @@ def readme_table(table, dirs, meta):
         else:
             number, lesson = r["name"], "baseline"
         lines.append(f"| {number} | {lesson} | {us(r['gpu_ms'])} us | {r['gbps']:.1f} "
-                     f"| {fmt(r['x_floor'], '{:.2f}')} | {fmt(r['x_cub'], '{:.2f}')} |")
+                     f"| {fmt(r.get('x_limit'), '{:.2f}') or '-'} | {fmt(r['x_floor'], '{:.2f}')} "
+                     f"| {fmt(r['x_cub'], '{:.2f}')} |")
     lines.append(END)
     return "\n".join(lines)
 
@@ -311,40 +417,51 @@ def readme_table(table, dirs, meta):
 def lesson_block(row, meta):
     """The numbers a stage's lesson quotes, in Korean, between its bench markers."""
     prev = fmt(row["speedup_prev"], "{:.2f}배")
+    limit = fmt(row.get("x_limit"), "{:.2f}배") or "-"
     return "\n".join([
         BEGIN,
         f"`scripts/bench.sh`의 측정 ({meta['device']}, CUDA {meta['cuda']}, {meta['date']}; "
         f"n = 2^24, 블록 {meta['block']}, 매 실행 전 L2를 깨끗이 비움):",
         "",
-        "| GPU 시간 | 대역폭 | 바닥 대비 | CUB 대비 | 이전 단계 대비 |",
-        "|---|---|---|---|---|",
-        f"| {us(row['gpu_ms'])} us | {row['gbps']:.1f} GB/s | {fmt(row['x_floor'], '{:.2f}')}배 "
+        "| GPU 시간 | 대역폭 | 물리 한계 대비 | 바닥 대비 | CUB 대비 | 이전 단계 대비 |",
+        "|---|---|---|---|---|---|",
+        f"| {us(row['gpu_ms'])} us | {row['gbps']:.1f} GB/s | {limit} "
+        f"| {fmt(row['x_floor'], '{:.2f}')}배 "
         f"| {fmt(row['x_cub'], '{:.2f}')}배 | {prev or '-'} |",
         END])
 
 
-def replace_block(path, text, write=True):
-    """Puts text between the file's bench markers; returns whether that changes the file
-    (None when the file has no markers)."""
+def claim_block(summary, meta, korean=False):
+    """The sentence on stage 14 against CUB between the claim markers (from the pairs)."""
+    text = floors.claim_ko(summary, MAIN_N) if korean else floors.claim(summary, MAIN_N)
+    source = (f"({meta['device']}, {meta['date']})" if summary else "")
+    return "\n".join([CLAIM_BEGIN, f"{text} {source}".rstrip(), CLAIM_END])
+
+
+def replace_block(path, text, write=True, begin=BEGIN, end=END):
+    """Puts text between the file's markers; returns whether that changes the file (None
+    when the file has no markers)."""
     content = path.read_text()
-    if BEGIN not in content or END not in content:
+    if begin not in content or end not in content:
         return None
-    head, rest = content.split(BEGIN, 1)
-    _, tail = rest.split(END, 1)
+    head, rest = content.split(begin, 1)
+    _, tail = rest.split(end, 1)
     changed = head + text + tail != content
     if write and changed:
         path.write_text(head + text + tail)
     return changed
 
 
-def update_docs(table, dirs, meta, write=True):
-    """Refreshes the README's table and each lesson's; returns the files that differed."""
+def update_docs(table, dirs, meta, summary=(), write=True):
+    """Refreshes the README's table and claim and each lesson's; returns the files that
+    differed."""
     differed = []
     readme = ROOT / "README.md"
     changed = replace_block(readme, readme_table(table, dirs, meta), write)
     if changed is None:
         print("README.md has no bench markers; left unchanged", file=sys.stderr)
-    elif changed:
+    claimed = replace_block(readme, claim_block(summary, meta), write, CLAIM_BEGIN, CLAIM_END)
+    if changed or claimed:
         differed.append(readme)
     for r in table:
         if r["name"].startswith("Stage "):
@@ -352,6 +469,11 @@ def update_docs(table, dirs, meta, write=True):
             lesson = ROOT / "stages" / name / "README.md" if name else None
             if lesson and replace_block(lesson, lesson_block(r, meta), write):
                 differed.append(lesson)
+    lesson = ROOT / "stages" / CLAIM_LESSON / "README.md"
+    if lesson.is_file() and replace_block(lesson, claim_block(summary, meta, korean=True), write,
+                                          CLAIM_BEGIN, CLAIM_END):
+        if lesson not in differed:
+            differed.append(lesson)
     return differed
 
 
@@ -362,7 +484,8 @@ def rewrite_docs(path, check):
         print(f"bench.py: error: {path} does not exist; run scripts/bench.sh", file=sys.stderr)
         return 2
     saved = json.loads(path.read_text())
-    differed = update_docs(saved["summary"], stage_folders(), saved["meta"], write=not check)
+    differed = update_docs(saved["summary"], stage_folders(), saved["meta"],
+                           saved.get("pair_summary", []), write=not check)
     source = (f"{path.relative_to(ROOT)} ({saved['meta']['device']}, {saved['meta']['date']}, "
               f"commit {saved['meta']['commit']})")
     if check:
@@ -418,11 +541,18 @@ def parser():
     found.add_argument("--build-first", action="store_true", help=argparse.SUPPRESS)
     found.add_argument("--quick", action="store_true", help="n = 2^24 only, 5 repeats")
     found.add_argument("--sizes", type=parse_sizes, help="log2 n, one or a range: 24, 20-24")
+    found.add_argument("--pairs", type=int, default=PAIRS, choices=range(1, 51), metavar="P",
+                       help=f"alternated process pairs of stage 14 and CUB per size (default "
+                       f"{PAIRS}, the sweep's own pair included)")
     found.add_argument("--dirty-l2", action="store_true",
                        help="start each timed run with the L2 full of dirty lines")
     found.add_argument("--out", default=None, help="default docs/results for the full sweep, "
                        "docs/results/dirty-l2 with --dirty-l2, the build folder's bench/ for "
                        "--quick or --sizes")
+    found.add_argument("--merge", nargs="+", metavar="DIR",
+                       help="no measuring: join the results.json of partial runs (--sizes ... "
+                       "--out DIR) into one, written like a sweep of their sizes together "
+                       "(the full sweep's sizes: docs/results, the README and the lessons)")
     found.add_argument("--docs-only", action="store_true",
                        help="rewrite the README's and the lessons' tables from docs/results/"
                        "results.json; no GPU, nothing measured")
@@ -453,6 +583,8 @@ def main(argv):
     args = parser().parse_args(argv)
     if args.docs_only or args.check_docs:
         return rewrite_docs(ROOT / "docs" / "results" / "results.json", check=args.check_docs)
+    if args.merge:
+        return merge(args, [pathlib.Path(d) / "results.json" for d in args.merge])
     if args.build_first:
         # The lessons' variants are not part of `all`: only --lessons needs them, and the
         # student edition has none.
@@ -487,37 +619,78 @@ def multi_gpu(out, block):
 
 
 def sweep(args, dirs, block):
-    """The benchmark itself: every sum stage and the baselines at every size."""
-    executables = [f"stage{number}" for number in dirs] + BASELINES
-    missing = [e for e in executables if not (BIN / e).exists()]
+    """The benchmark itself: every sum stage and the baselines at every size, then stage 14
+    and CUB in alternated process pairs."""
+    executables = ([(f"stage{number}", ()) for number in dirs] + [(b, ()) for b in BASELINES]
+                   + [("bench_read", ("--version", v)) for v in READ_VERSIONS])
+    missing = sorted({e for e, _ in executables + [("bench_memory", ())]
+                      if not (BIN / e).exists()})
     if missing:
         raise Stop(f"bench.py: error: {', '.join(missing)} not built; run scripts/bench.sh", 1)
     sizes = [MAIN_N] if args.quick else (args.sizes or SWEEP)
     # Small sizes get many runs: their times are a few microseconds, and the median of a
     # few dozen moves by the timer's step; large ones take long enough to settle sooner.
     repeat = lambda n: 5 if args.quick else (301 if n <= 1 << 20 else 50 if n <= MAIN_N else 20)
+    memory = memory_peak()
     rows = run_all(executables, sizes, repeat, args.dirty_l2, block)
-    model = floor_model(rows)
-    derive(rows, model)
+    pairs = run_pairs(rows, args.pairs, repeat, args.dirty_l2, block)
+    return conclude(args, sizes, rows, pairs, memory, block, dirs)
+
+
+def conclude(args, sizes, rows, pairs, memory, block, dirs, meta=None):
+    """From the measured rows and pairs: the references, the table, the results and the
+    summary printed; exit 1 if a run did not verify."""
+    refs = floors.references(rows, memory)
+    floors.derive(rows, refs)
+    summary = floors.pair_summary(pairs)
     main_n = MAIN_N if MAIN_N in sizes else sizes[-1]
     table = summary_table(rows, main_n)
-    meta = metadata(args.dirty_l2, model, block)
-    write_results(args, sizes, rows, table, model, meta, dirs)
+    meta = meta or metadata(args.dirty_l2, floors.launch_ms(rows), block, memory, args.pairs)
+    write_results(args, sizes, rows, table, meta, dirs, pairs, summary, refs)
     print()
     print(f"{meta['device']}, n = 2^{main_n.bit_length() - 1}, block {block}, {meta['cache']} L2")
     print(markdown_table(table))
-    for line in capstone_verdict(rows):
+    for line in capstone_verdict(rows, summary, refs):
         print(line)
-    failures = [r for r in rows if not r["match"]]
+    failures = [r for r in rows if not r["match"]] + [p for p in pairs if not p["match"]]
     if failures:
         print(f"{len(failures)} runs did not verify", file=sys.stderr)
         return 1
     return 0
 
 
-def write_results(args, sizes, rows, table, model, meta, dirs):
-    """results.csv, results.json, the chart and the results page; after the full clean
-    sweep, the README's and the lessons' tables too."""
+def merge(args, paths):
+    """Partial runs of one machine (scripts/bench.sh --sizes A-B --out DIR), joined as if
+    they were one sweep: two commands that each fit a time limit instead of one that does
+    not. Each n must come from one run only."""
+    saved = []
+    for path in paths:
+        if not path.is_file():
+            raise Stop(f"bench.py: error: {path} does not exist; run scripts/bench.sh --sizes "
+                       "A-B --out DIR first", 2)
+        saved.append(json.loads(path.read_text()))
+    devices = {s["meta"]["device"] for s in saved}
+    if len(devices) > 1:
+        raise Stop(f"bench.py: error: the runs are from different devices: {sorted(devices)}", 2)
+    per_run = [{r["n"] for r in s["runs"]} for s in saved]
+    sizes = sorted(set().union(*per_run))
+    if len(sizes) != sum(len(each) for each in per_run):
+        raise Stop("bench.py: error: two of the runs measured the same n; merge runs of "
+                   "different --sizes", 2)
+    rows = [{k: v for k, v in r.items() if k in RAW_KEYS} for s in saved for r in s["runs"]]
+    pairs = [p for s in saved for p in s.get("pairs", [])]
+    meta = dict(saved[0]["meta"])
+    memory = ({"peak_gbps": meta["peak_gbps"]} if meta.get("peak_gbps") else None)
+    meta["launch_us"] = floors.launch_ms(rows) * 1000 if floors.launch_ms(rows) else None
+    meta["commit"] = ",".join(sorted({s["meta"]["commit"] for s in saved}))
+    args.dirty_l2 = meta["cache"] == "dirty"
+    args.quick = False
+    return conclude(args, sizes, rows, pairs, memory, meta["block"], stage_folders_for_sum(), meta)
+
+
+def write_results(args, sizes, rows, table, meta, dirs, pairs, summary, refs):
+    """results.csv, pairs.csv, results.json, the chart and the results page; after the full
+    clean sweep, the README's and the lessons' tables and claims too."""
     # A partial clean run goes to the build folder: docs/results/ holds the full sweep.
     partial = args.quick or sizes != SWEEP
     default_out = (ROOT / "docs" / "results" / "dirty-l2" if args.dirty_l2
@@ -525,15 +698,19 @@ def write_results(args, sizes, rows, table, model, meta, dirs):
     out = pathlib.Path(args.out) if args.out else default_out
     out.mkdir(parents=True, exist_ok=True)
     write_csv(out / "results.csv", rows, list(rows[0].keys()))
-    (out / "results.json").write_text(json.dumps({"meta": meta, "summary": table, "runs": rows},
-                                                 indent=1) + "\n")
+    write_csv(out / "pairs.csv", pairs, ["n", "pair", "first", "capstone_ms", "cub_ms", "match"])
+    (out / "results.json").write_text(json.dumps(
+        {"meta": meta, "summary": table, "pair_summary": summary,
+         "references": {str(n): ref for n, ref in refs.items()}, "runs": rows, "pairs": pairs},
+        indent=1) + "\n")
     try:
-        plot(table, rows, model, out / "bandwidth.png", meta["block"])
+        plot(table, rows, summary, out / "bandwidth.png", meta["block"])
     except ImportError:
         print("matplotlib is not installed: no chart written", file=sys.stderr)
-    (out / "README.md").write_text(results_page(meta, table, rows, [r["name"] for r in table]))
+    (out / "README.md").write_text(results_page(meta, table, rows, [r["name"] for r in table],
+                                                summary, refs))
     if sizes == SWEEP and not args.dirty_l2 and args.out is None:
-        update_docs(table, dirs, meta)
+        update_docs(table, dirs, meta, summary)
 
 
 if __name__ == "__main__":

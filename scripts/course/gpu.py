@@ -71,6 +71,20 @@ def run_csv(executable, options):
     return {"name": typed.pop("name"), "executable": executable, **typed}
 
 
+def memory_peak():
+    """The physical limit's bandwidth: bench_memory's memory clock (kHz) and bus width (bits)
+    and the theoretical GB/s they give (course/floors.py, peak_gbps)."""
+    from course.floors import peak_gbps
+    command = [str(BIN / "bench_memory"), "--csv"]
+    done = subprocess.run(command, capture_output=True, text=True)
+    fields = done.stdout.strip().split(",")
+    if done.returncode != 0 or len(fields) != 4 or fields[0] != "memory":
+        raise RuntimeError(f"{' '.join(command)} exited {done.returncode}: {done.stderr.strip()}")
+    clock_khz, bus_bits = int(fields[1]), int(fields[2])
+    return {"memory_clock_khz": clock_khz, "bus_width_bits": bus_bits,
+            "peak_gbps": peak_gbps(clock_khz, bus_bits)}
+
+
 def floor_model(rows):
     """The empty launch (ms), the read ceiling (GB/s) and floor(n) in ms, from the rows of
     bench_launch ('launch') and bench_read ('read'); None without both."""

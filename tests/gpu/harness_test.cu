@@ -203,7 +203,7 @@ TEST_F(Harness, MissingDeviceExitsTwo) {
   }
 }
 
-// The floor's two parts and the old cache state work end to end: bench_read goes through
+// The floor's parts and the old cache state work end to end: bench_read (each kernel) goes through
 // the stage harness (NaN-poisoned block sums, verified against the CPU), bench_launch times
 // an empty kernel, and --dirty-l2 changes only what the L2 holds, not the answer.
 TEST_F(Harness, FloorBaselinesAndDirtyL2RunAndVerify) {
@@ -217,6 +217,22 @@ TEST_F(Harness, FloorBaselinesAndDirtyL2RunAndVerify) {
   EXPECT_EQ(shell(bin + "/bench_read --n 1000003 --repeat 3 --csv", &read), 0) << read;
   EXPECT_TRUE(std::regex_match(read, std::regex("read,1000003,256,[0-9.]+,[0-9.]+,[0-9.e+-]+,1\n")))
       << read;
+  // Every read kernel reads every float, at sizes below one float4 and odd ones.
+  for (const char* version : {"1", "2"}) {
+    for (const char* n : {"1", "3", "5", "1000003", "16777217"}) {
+      std::string other;
+      EXPECT_EQ(shell(bin + "/bench_read --version " + version + " --n " + n + " --repeat 2 --csv",
+                      &other), 0) << other;
+      EXPECT_TRUE(std::regex_match(other, std::regex(std::string("read v") + version + "," + n +
+                                                     ",256,[0-9.]+,[0-9.]+,[0-9.e+-]+,1\n")))
+          << other;
+    }
+  }
+  // The physical limit's numbers: a memory clock, a bus width and their bandwidth.
+  std::string memory;
+  EXPECT_EQ(shell(bin + "/bench_memory --csv", &memory), 0) << memory;
+  EXPECT_TRUE(std::regex_match(memory, std::regex("memory,[1-9][0-9]*,[1-9][0-9]*,[0-9.]+\n")))
+      << memory;
   EXPECT_EQ(shell(bin + "/bench_launch --repeat 3 --csv --dirty-l2", &launch), 0) << launch;
   EXPECT_TRUE(std::regex_match(launch, std::regex("launch,[0-9]+,1,[0-9.]+,0\\.00,0\\.000e\\+00,1\n")))
       << launch;

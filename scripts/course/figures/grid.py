@@ -279,7 +279,7 @@ def ticket_figure():
     y = top + grid * row_h + 28
     order = sorted(range(grid), key=lambda b: tickets[b])
     fig.text("번호표 카운터: " + " → ".join(
-        [f"0"] + [f"{t + 1} (블록 {b})" for t, b in enumerate(order)]) + " → 마지막 블록이 0으로 되돌림",
+        ["0"] + [f"{t + 1} (블록 {b})" for t, b in enumerate(order)]) + " → 마지막 블록이 0으로 되돌림",
         16, y, size=12, mono=False)
     y += 28
     fig.legend([

@@ -3,8 +3,7 @@ butterfly, and Welford's (count, mean, M2) merged with Chan, Golub and LeVeque's
 numbers in the drawings are computed here with the answers' formulas."""
 import math
 
-from .draw import (BLUE, GREY, INK, LIGHT, ORANGE, VERMILLION, WHITE, Figure, fmt, span, swatch,
-                   warp_swatch)
+from .draw import BLUE, GREY, INK, ORANGE, VERMILLION, WHITE, Figure, fmt, swatch
 
 # ---------------------------------------------------------------------------- stage 16
 

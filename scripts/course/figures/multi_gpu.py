@@ -1,7 +1,7 @@
 """Several GPUs (stage 18): how the input is cut into shards, and how the ring all-reduce moves
 chunks between GPUs in its reduce-scatter and all-gather halves."""
-from .draw import (BLUE, GREY, INK, LIGHT, PALE, VERMILLION, WHITE, Figure, swatch, warp_cell,
-                   warp_colour, warp_swatch)
+from .draw import (BLUE, GREY, VERMILLION, WHITE, Figure, swatch, warp_cell, warp_colour,
+                   warp_swatch)
 
 
 def shard_of(n, gpus, g):

@@ -2,7 +2,7 @@
 at each step, which warps and lanes work, and which banks a warp's accesses touch. Each fold
 is written as the answer's loop is, and every picture is drawn from these lists."""
 from .draw import (BLUE, GREY, INK, LIGHT, PALE, VERMILLION, WHITE, Figure, fmt, idle_cell,
-                   swatch, text_width, warp_cell, warp_colour, warp_swatch)
+                   swatch, warp_cell, warp_colour, warp_swatch)
 
 WARP = 32   # threads in a warp
 BANKS = 32  # shared memory banks, one 4-byte word each in turn: word i is in bank i % 32
