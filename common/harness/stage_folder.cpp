@@ -1,5 +1,6 @@
-// Compiled into each stage executable with its own REDUCE_STAGE_FOLDER (common/CMakeLists.txt,
-// reduce_use_stage_main), so --describe can name the folder the stage lives in.
+// Compiled once per stage folder with its REDUCE_STAGE_FOLDER (common/CMakeLists.txt,
+// reduce_use_stage_main) and linked into that stage's executables, so --describe can name
+// the folder the stage lives in.
 #include "common/harness/describe.h"
 
 #ifndef REDUCE_STAGE_FOLDER
