@@ -171,8 +171,9 @@ def copy(paths, dest):
             shutil.copy2(source, target)
 
 
-def main(argv):
-    first, last, dest = parse(argv)
+def write_edition(first, last, dest):
+    """The edition of stages first..last into dest (a new or empty folder); returns how many
+    files it holds. A Stop with exit code 2 says why not."""
     released = {n for n in stages.numbers() if first <= n <= last}
     if not released:
         fail(f"no stage folder in stages/ is in --stages {first}-{last}")
@@ -186,7 +187,13 @@ def main(argv):
     copy(paths, dest)
     if gifts is not None:
         (dest / "stages" / "gifts.txt").write_text("".join(line + "\n" for line in gifts))
-    print(f"Student edition written to {dest} ({len(paths)} files, no answers); there, run "
+    return len(paths)
+
+
+def main(argv):
+    first, last, dest = parse(argv)
+    count = write_edition(first, last, dest)
+    print(f"Student edition written to {dest} ({count} files, no answers); there, run "
           "scripts/check.sh to see where each stage stands.")
     return 0
 

@@ -1,5 +1,5 @@
 """The pristine student edition, built once, and each student's build made from a copy of
-it. The edition is written by scripts/export_student.sh (pristine harness, tests and hints),
+it. The edition is written by course/export.py, as export_student.sh writes it (pristine harness, tests and hints),
 configured and built at the sandbox's fixed path, so that every copy, seen at that same
 path inside its own sandbox, is a valid build tree in which only the student's todo.cu
 files are compiled again and linked."""
@@ -10,6 +10,7 @@ import shutil
 import subprocess
 
 from course import build as course_build, colab, stages
+from course import export as edition
 from course.cli import Stop
 from course.gpu import tool_output
 from course.grade import sandbox as isolation
@@ -49,14 +50,13 @@ def architectures():
 
 
 def export(dest, numbers):
-    """scripts/export_student.sh --stages FIRST-LAST into dest."""
+    """The student edition of stages min..max (course/export.py) into dest."""
     if dest.exists():
         shutil.rmtree(dest)
-    span = f"{min(numbers)}-{max(numbers)}"
-    done = subprocess.run([str(ROOT / "scripts" / "export_student.sh"), "--stages", span,
-                           str(dest)], capture_output=True, text=True)
-    if done.returncode != 0:
-        raise Stop(f"grade.sh: error: export_student.sh failed: {done.stderr.strip()}", 4)
+    try:
+        edition.write_edition(min(numbers), max(numbers), pathlib.Path(dest))
+    except Stop as stop:
+        raise Stop(f"grade.sh: error: the student edition could not be written: {stop}", 4) from None
 
 
 def generator():
