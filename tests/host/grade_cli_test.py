@@ -11,6 +11,8 @@ import json
 import pathlib
 import sys
 import tempfile
+import threading
+import time
 import unittest
 from unittest import mock
 
@@ -18,7 +20,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "scripts"))  # the package, also when run by hand
 from course import stages  # noqa: E402
 from course.cli import Stop  # noqa: E402
-from course.grade import build, cli, sandbox, synthetic  # noqa: E402
+from course.grade import build, cli, grading, sandbox, synthetic  # noqa: E402
 
 BROKEN = "  float oops = ;"
 
@@ -265,6 +267,43 @@ class WithStandInGpu(unittest.TestCase):
         self.assertIn("pass rate: 1 / 4 (25%)", text)
         self.assertIn("hidden.tests.wrong", text)
         self.assertIn("TODO blocks identical to the answer", text)
+
+
+class GpuLockOrder(unittest.TestCase):
+    """A waiting performance measurement is not starved by sharers that come after it."""
+
+    def test_a_waiting_measurement_goes_before_later_sharers(self):
+        lock, order = grading.GpuLock(2), []
+        first_in, release = threading.Event(), threading.Event()
+
+        def share(name, hold=None):
+            with lock.shared():
+                order.append(name)
+                if hold:
+                    first_in.set()
+                    hold.wait(5)
+
+        def measure():
+            with lock.alone():
+                order.append("alone")
+
+        threads = [threading.Thread(target=share, args=("early", release))]
+        threads[0].start()
+        first_in.wait(5)
+        threads.append(threading.Thread(target=measure))
+        threads[-1].start()
+        while not lock.waiting_alone:
+            time.sleep(0.01)
+        threads += [threading.Thread(target=share, args=(f"late{i}",)) for i in range(3)]
+        for thread in threads[2:]:
+            thread.start()
+        time.sleep(0.1)
+        self.assertEqual(order, ["early"])  # the late sharers wait behind the measurement
+        release.set()
+        for thread in threads:
+            thread.join(5)
+        self.assertEqual(order[:2], ["early", "alone"])
+        self.assertEqual(sorted(order[2:]), ["late0", "late1", "late2"])
 
 
 if __name__ == "__main__":

@@ -21,6 +21,7 @@ import pathlib
 import re
 import secrets
 import shutil
+import threading
 import traceback
 
 from course import check, describe, stages
@@ -150,6 +151,7 @@ def context(args, say):
         seed_digest=seed_digest(seed), sandbox=sandbox,
         edition=edition, numbers=args.numbers, have_device=found, device=device, jobs=jobs,
         build_jobs=2, tool_jobs=4, gpu=grading.GpuLock(min(jobs, GPU_SHARERS)),
+        builds=threading.BoundedSemaphore(jobs),
         templates={n: (edition.path / "stages" / edition.folders[n] / "todo.cu").read_text()
                    for n in args.numbers})
     ctx.descriptions = descriptions(edition, args.numbers) if found else {}
@@ -208,8 +210,10 @@ def grade_one(ctx, submission, reference):
 
 
 def grade_all(ctx, entries, reference=False, on_done=None):
-    """Every entry graded in parallel (ctx.jobs at once); results in the entries' order."""
-    with concurrent.futures.ThreadPoolExecutor(max_workers=ctx.jobs) as pool:
+    """Every entry graded in parallel; results in the entries' order. ctx.jobs students
+    build at once; more are in flight, so that the builds go on while students who have
+    built wait for the GPU (their checks or their performance turn)."""
+    with concurrent.futures.ThreadPoolExecutor(max_workers=ctx.jobs + 2 * ctx.gpu.sharers) as pool:
         futures = {pool.submit(grade_one, ctx, entry, reference): i for i, entry in enumerate(entries)}
         results = [None] * len(entries)
         for future in concurrent.futures.as_completed(futures):

@@ -16,11 +16,13 @@ NO_NCCL = "not graded: no NCCL"
 
 class GpuLock:
     """Correctness runs share the GPU (a few at a time); a performance measurement has it
-    alone, so that no other student's kernel runs between its rounds."""
+    alone, so that no other student's kernel runs between its rounds. A measurement that is
+    waiting goes first: no new sharer starts until it has run, else a steady stream of
+    sharers keeps it (and the student's result) waiting for minutes."""
 
     def __init__(self, sharers):
         self.condition, self.sharers = threading.Condition(), sharers
-        self.inside, self.exclusive = 0, False
+        self.inside, self.exclusive, self.waiting_alone = 0, False, 0
 
     def shared(self):
         return _Hold(self, False)
@@ -37,10 +39,13 @@ class _Hold:
         lock = self.lock
         with lock.condition:
             if self.alone:
+                lock.waiting_alone += 1
                 lock.condition.wait_for(lambda: not lock.exclusive and lock.inside == 0)
+                lock.waiting_alone -= 1
                 lock.exclusive = True
             else:
-                lock.condition.wait_for(lambda: not lock.exclusive and lock.inside < lock.sharers)
+                lock.condition.wait_for(lambda: not lock.exclusive and not lock.waiting_alone
+                                        and lock.inside < lock.sharers)
                 lock.inside += 1
 
     def __exit__(self, *_):
@@ -153,8 +158,9 @@ def built_stage(ctx, work, number, out, reference):
     stage_out.mkdir(parents=True, exist_ok=True)
     source = work / "stages" / ctx.edition.folders[number] / "todo.cu"
     log = stage_out / "build.log"
-    ok, text = build.build_stage(ctx.sandbox, ctx.edition, work, number, log, ctx.rubric["limits"],
-                                 ctx.build_jobs)
+    with ctx.builds:  # the compilers get the cores; students waiting for the GPU do not
+        ok, text = build.build_stage(ctx.sandbox, ctx.edition, work, number, log,
+                                     ctx.rubric["limits"], ctx.build_jobs)
     if not ok:
         verdict = rules.judge_build(text, source, log)
         return stage_result(BUILD_ERROR, maximum, detail=verdict.detail, log=str(log),
