@@ -238,7 +238,7 @@ class WithStandInGpu(unittest.TestCase):
 
     def test_calibrates_then_grades_with_exit_0(self):
         self.assertEqual(self.code, 0, self.printed)
-        self.assertIn("calibration: the answers of 1 stage(s), then 4 corpus entries", self.printed)
+        self.assertIn("calibration: the answers of 1 stage(s) and 4 corpus entries", self.printed)
 
     def test_points_follow_the_checks(self):
         right = self.stage("right")

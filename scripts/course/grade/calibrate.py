@@ -4,6 +4,7 @@ that has to change lines outside the TODO blocks, `Outside:`, must fail integrit
 `Expect: pass` entry is what no check catches and is left out). Otherwise the grader stops
 and says which. The result is kept per course commit, rubric and seed, so a class run
 calibrates once; the answers' builds stay as the performance yardstick."""
+import concurrent.futures
 import copy
 import importlib.util
 import json
@@ -125,7 +126,7 @@ def cache_key(ctx):
 
 
 def calibrate(ctx, grade_all, say):
-    """Grades the answers, then the corpus (grade_all(ctx, submissions, reference) grades a
+    """Grades the answers and the corpus (grade_all(ctx, submissions, reference) grades a
     list in parallel and returns the results); returns a list of problems (empty: calibrated)."""
     if not ctx.have_device:
         return integrity_only(ctx, corpus(ctx.numbers, ctx.edition.folders))
@@ -144,13 +145,17 @@ def calibrate(ctx, grade_all, say):
     ctx = copy.copy(ctx)  # the same answers and test names, logs kept apart from the class's
     ctx.logs = ctx.work / "calibration-logs"
     answer = write_submission(folder / ANSWERS, answer_sources(ctx.numbers, ctx.edition.folders))
-    say(f"calibration: the answers of {len(runnable)} stage(s), then {len(entries)} corpus entries")
-    result = grade_all(ctx, [answer], reference=True)[0]
-    problems = answer_problems(result, runnable)
-    if not problems:
-        made = [write_submission(folder / e.student, {e.folder: e.text}) for e in entries]
+    say(f"calibration: the answers of {len(runnable)} stage(s) and {len(entries)} corpus entries")
+    made = [write_submission(folder / e.student, {e.folder: e.text}) for e in entries]
+    # The answers and the corpus at once (they share the build slots and the GPU lock): no
+    # entry needs the answers' build, since an entry that passes every check is a problem
+    # whatever its performance.
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as side:
+        answered = side.submit(grade_all, ctx, [answer], True)
         results = grade_all(ctx, made, reference=False)
-        problems = [p for e, r in zip(entries, results) if (p := entry_problem(e, r))]
+        result = answered.result()[0]
+    problems = answer_problems(result, runnable)
+    problems += [p for e, r in zip(entries, results) if (p := entry_problem(e, r))]
     cache_path.write_text(json.dumps({"key": key, "problems": problems,
                                       "expected": {str(n): v for n, v in ctx.expected.items()}},
                                      indent=1) + "\n")
