@@ -1,22 +1,21 @@
-// The floor's read loop (bench_read's kernel): stage 14's float4 loads, 16 KB per block per
-// trip, and nothing after them but each block's sum. It is stage 14's TODO 1 almost line
-// for line, so it lives in answers/ and the student edition (scripts/export_student.sh)
-// has none; CMake builds bench_read only where this file exists (the instructor edition).
-// Included once, by bench/baseline_read.cu.
+// Stage 14's per-thread read: float4 loads, 16 KB per block per trip, the odd floats at
+// either end one at a time. It is stage 14's TODO 1 almost line for line, so it lives in
+// answers/ and the student edition (scripts/export_student.sh) has none. Two kernels use
+// it: the floor's read (bench/baseline_read.cu, built only where this file exists) and the
+// capstone stage 18 reuses (answers/shared/capstone_kernel.cuh).
 #pragma once
 
 #include <cstdint>
 
-#include "common/block_reduce.cuh"
-
 namespace {
 
-constexpr unsigned int kFloatsPerVector = 4;
-constexpr unsigned int kVectorsInFlight = 4;
+constexpr unsigned int kFloatsPerVector = 4;  // float4: 16-byte loads
+constexpr unsigned int kVectorsInFlight = 4;  // float4s per thread per trip
 
-// Floats before the first 16-byte boundary and after the last whole float4 are read one
-// at a time by the grid's first threads; the rest as float4s, chunk by chunk.
-__global__ void read_stream(const float* in, float* block_sums, unsigned int n) {
+// This thread's share of in[0, n): floats before the first 16-byte boundary and after the
+// last whole float4 are read one at a time by the grid's first threads; the rest as
+// float4s, chunk by chunk over the grid.
+__device__ float stream_thread_sum(const float* in, unsigned int n) {
   const unsigned int thread = blockIdx.x * blockDim.x + threadIdx.x;
   const auto misaligned = static_cast<unsigned int>(
       (reinterpret_cast<std::uintptr_t>(in) / sizeof(float)) % kFloatsPerVector);
@@ -41,8 +40,7 @@ __global__ void read_stream(const float* in, float* block_sums, unsigned int n) 
       sum += (loaded[k].x + loaded[k].y) + (loaded[k].z + loaded[k].w);
     }
   }
-  sum = reduce::block_reduce_sum(sum);
-  if (threadIdx.x == 0) block_sums[blockIdx.x] = sum;
+  return sum;
 }
 
 }  // namespace
