@@ -165,7 +165,8 @@ def run_sanitizer(tool, exe, source, configs, out_dir, tool_options=(), run=None
     return Verdict(tool, True, hint_table.SANITIZER_PASS[tool])
 
 
-def sanitizer_path():
+def sanitizer_path(program="check.sh"):
+    """compute-sanitizer's path; else a Stop that names `program` (the command the user ran)."""
     found = shutil.which("compute-sanitizer")
     if found:
         return found
@@ -174,7 +175,7 @@ def sanitizer_path():
             pathlib.Path("/usr/local/cuda/bin/compute-sanitizer")]:
         if candidate.exists():
             return str(candidate)
-    raise Stop("check.sh: error: compute-sanitizer not found; it comes with the CUDA toolkit: "
+    raise Stop(f"{program}: error: compute-sanitizer not found; it comes with the CUDA toolkit: "
                "put the toolkit's bin folder on PATH", 4)
 
 

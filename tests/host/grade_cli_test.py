@@ -215,7 +215,7 @@ class WithStandInGpu(unittest.TestCase):
         cls.out = base / "out"
         with mock.patch.object(build, "probe", lambda _e: (True, "Stand-in GPU")), \
                 mock.patch.object(cli, "descriptions", lambda _e, numbers: {9: DESCRIPTION}), \
-                mock.patch.object(cli.check, "sanitizer_path", lambda: "compute-sanitizer"), \
+                mock.patch.object(cli.check, "sanitizer_path", lambda *_: "compute-sanitizer"), \
                 mock.patch.object(sandbox, "run", StandInTools()), \
                 mock.patch.object(build, "prepare", fake_prepare), \
                 mock.patch.object(build, "build_stage", fake_build), \

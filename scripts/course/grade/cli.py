@@ -156,10 +156,7 @@ def context(args, say):
                    for n in args.numbers})
     ctx.descriptions = descriptions(edition, args.numbers) if found else {}
     if found:
-        try:
-            check.sanitizer_path()
-        except Stop as stop:
-            raise Stop(str(stop).replace("check.sh", PROGRAM), 4) from None
+        check.sanitizer_path(PROGRAM)
     return ctx
 
 
