@@ -193,7 +193,7 @@ def check_built(stage, source, exe, suite, out_dir, jobs, expect=None, hints=Non
         # A kernel that never finishes would hang each tool the same way.
         show("⏭  sanitizer 검사는 건너뜁니다: 테스트가 끝나지 않아 도구도 끝나지 않습니다.")
         return results
-    description = described(exe)
+    description = describe.describe_or_stop(exe, "check.sh")
     multi_gpu = describe.takes_gpus(description)
     configs = sanitizer_configs(description)
     # NCCL's set-up asks for kernels built for other GPUs and handles the
@@ -212,13 +212,6 @@ def check_built(stage, source, exe, suite, out_dir, jobs, expect=None, hints=Non
                     other.cancel()
                 break
     return results
-
-
-def described(exe):
-    try:
-        return describe.describe(exe)
-    except describe.DescribeError as error:
-        raise Stop(f"check.sh: error: {error}", 4) from None
 
 
 # ---------------------------------------------------------------------------- device

@@ -10,6 +10,8 @@ import pathlib
 import subprocess
 import sys
 
+from course.cli import Stop
+
 KEYS = {"number", "name", "technique", "kind", "operation", "size_rule", "finish", "versions",
         "default_version", "options", "blocks", "argmax"}
 TIMEOUT_S = 30
@@ -22,6 +24,16 @@ class DescribeError(Exception):
     def __init__(self, message, code=None):
         super().__init__(message)
         self.code = code
+
+
+def describe_or_stop(exe, program=None):
+    """describe(exe) for a command that cannot go on without it: a failure ends the command
+    with one line, `<program>: error: ...`, and exit 4."""
+    try:
+        return describe(exe)
+    except DescribeError as error:
+        prefix = f"{program}: " if program else ""
+        raise Stop(f"{prefix}error: {error}", 4) from None
 
 
 def describe(exe, timeout=TIMEOUT_S):

@@ -45,10 +45,7 @@ def require_answers(script):
 
 
 def described(executable):
-    try:
-        return describe.describe(BIN / executable)
-    except describe.DescribeError as error:
-        raise Stop(f"error: {error}", 4) from None
+    return describe.describe_or_stop(BIN / executable)
 
 
 def answer_descriptions():

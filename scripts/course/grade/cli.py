@@ -175,10 +175,7 @@ def descriptions(edition, numbers):
         if not build.has_suite(edition, number):
             continue  # stage 18 without NCCL: graded as 'not graded: no NCCL'
         exe = edition.path / "build" / "bin" / f"stage{number:02d}_todo"
-        try:
-            found[number] = describe.describe(exe)
-        except describe.DescribeError as error:
-            raise Stop(f"{PROGRAM}: error: {error}", 4) from None
+        found[number] = describe.describe_or_stop(exe, PROGRAM)
     return found
 
 
