@@ -305,6 +305,25 @@ class GpuLockOrder(unittest.TestCase):
         self.assertEqual(order[:2], ["early", "alone"])
         self.assertEqual(sorted(order[2:]), ["late0", "late1", "late2"])
 
+    def test_each_correctness_process_holds_its_own_share(self):
+        """A student's check takes a share per process, so a measurement that asks between
+        two of them goes next instead of waiting for the whole check."""
+        ctx = grading.Context(out=pathlib.Path("/nonexistent"), gpu=grading.GpuLock(2),
+                              sandbox="the sandbox")
+        seen = []
+
+        def fake_run(box, command, work, log, timeout, env=None):
+            seen.append((box, command, ctx.gpu.inside, env))
+            return 0, ""
+
+        with mock.patch.object(grading.isolation, "run", fake_run):
+            runner = grading.gpu_runner(ctx)
+            runner(["suite"], "work", "log", 5, env={"A": "1"})
+            self.assertEqual(ctx.gpu.inside, 0)
+            runner(["tool"], "work", "log", 5)
+        self.assertEqual(seen, [("the sandbox", ["suite"], 1, {"A": "1"}),
+                                ("the sandbox", ["tool"], 1, None)])
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -31,9 +31,10 @@ from course.grade import (build, calibrate, grading, integrity, report, rubric a
                           sandbox as isolation, submissions, synthetic)
 
 PROGRAM = "grade.sh"
-# Students whose suites and sanitizers share the GPU at once: each runs up to five CUDA
-# processes (the suite, then four tools), each with its own context and buffers.
-GPU_SHARERS = 6
+# Students whose suites and sanitizers share the GPU at once: each runs its suite, then up
+# to `tool_jobs` tools at a time, each process with its own context and buffers.
+GPU_STUDENTS = 6
+TOOL_JOBS = 4
 
 
 class Parser(argparse.ArgumentParser):
@@ -141,6 +142,7 @@ def context(args, say):
     say(f"isolation: {sandbox.describe()}")
     cores = os.cpu_count() or 2
     jobs = args.jobs or max(1, cores // 2)
+    checking = min(jobs, GPU_STUDENTS)
     listed = ", ".join(f"{n:02d}" for n in args.numbers)
     say(f"building the pristine student edition (stages {listed})")
     edition = build.prepare(sandbox, work, args.numbers, rubric["limits"], cores)
@@ -150,7 +152,8 @@ def context(args, say):
         out=out, work=work, rubric=rubric, rubric_digest=rubrics.digest(rubric), seed=seed,
         seed_digest=seed_digest(seed), sandbox=sandbox,
         edition=edition, numbers=args.numbers, have_device=found, device=device, jobs=jobs,
-        build_jobs=2, tool_jobs=4, gpu=grading.GpuLock(min(jobs, GPU_SHARERS)),
+        build_jobs=2, tool_jobs=TOOL_JOBS, checking=checking,
+        gpu=grading.GpuLock(checking * TOOL_JOBS),
         builds=threading.BoundedSemaphore(jobs),
         templates={n: (edition.path / "stages" / edition.folders[n] / "todo.cu").read_text()
                    for n in args.numbers})
@@ -207,7 +210,7 @@ def grade_all(ctx, entries, reference=False, on_done=None):
     """Every entry graded in parallel; results in the entries' order. ctx.jobs students
     build at once; more are in flight, so that the builds go on while students who have
     built wait for the GPU (their checks or their performance turn)."""
-    with concurrent.futures.ThreadPoolExecutor(max_workers=ctx.jobs + 2 * ctx.gpu.sharers) as pool:
+    with concurrent.futures.ThreadPoolExecutor(max_workers=ctx.jobs + 2 * ctx.checking) as pool:
         futures = {pool.submit(grade_one, ctx, entry, reference): i for i, entry in enumerate(entries)}
         results = [None] * len(entries)
         for future in concurrent.futures.as_completed(futures):

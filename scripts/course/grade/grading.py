@@ -8,6 +8,7 @@ import threading
 from course import rules
 from course.todo_markers import code_by_block
 from course.grade import build, integrity, perf, rubric as rubrics, run, submissions
+from course.grade import sandbox as isolation
 
 NOT_STARTED, INTEGRITY, BUILD_ERROR = "not started", "integrity", "build error"
 NO_DEVICE, PASS, FAIL, UNREADABLE = "not graded: no CUDA device", "pass", "fail", "unreadable"
@@ -15,10 +16,12 @@ NO_NCCL = "not graded: no NCCL"
 
 
 class GpuLock:
-    """Correctness runs share the GPU (a few at a time); a performance measurement has it
-    alone, so that no other student's kernel runs between its rounds. A measurement that is
-    waiting goes first: no new sharer starts until it has run, else a steady stream of
-    sharers keeps it (and the student's result) waiting for minutes."""
+    """Correctness runs share the GPU (a few processes at a time); a performance measurement
+    has it alone, so that no other student's kernel runs between its rounds. A measurement
+    that is waiting goes first: no new sharer starts until it has run, else a steady stream
+    of sharers keeps it (and the student's result) waiting for minutes. Each correctness
+    process holds its own share (gpu_runner), so a measurement waits for the processes
+    running when it asked, not for those students' whole checks."""
 
     def __init__(self, sharers):
         self.condition, self.sharers = threading.Condition(), sharers
@@ -169,10 +172,9 @@ def built_stage(ctx, work, number, out, reference):
         return stage_result(NO_DEVICE, maximum)
     if number not in ctx.descriptions:  # a many-GPU stage in a build without NCCL
         return stage_result(NO_NCCL, maximum)
-    with ctx.gpu.shared():
-        verdicts, names = run.check_stage(ctx.sandbox, work, number, source, stage_out,
-                                          ctx.descriptions[number], ctx.rubric["limits"],
-                                          ctx.seed, ctx.expected.get(number), ctx.tool_jobs)
+    verdicts, names = run.check_stage(gpu_runner(ctx), work, number, source, stage_out,
+                                      ctx.descriptions[number], ctx.rubric["limits"],
+                                      ctx.seed, ctx.expected.get(number), ctx.tool_jobs)
     if reference and names:
         ctx.expected.setdefault(number, names)
     performance = None
@@ -182,6 +184,14 @@ def built_stage(ctx, work, number, out, reference):
             performance = perf.measure(ctx.sandbox, work, answer, number,
                                        ctx.descriptions[number], ctx.rubric, stage_out)
     return score(ctx, number, verdicts, performance)
+
+
+def gpu_runner(ctx):
+    """isolation.run for one correctness process, holding a share of the GPU while it runs."""
+    def runner(command, work, log, timeout, env=None):
+        with ctx.gpu.shared():
+            return isolation.run(ctx.sandbox, command, work, log, timeout, env=env)
+    return runner
 
 
 def unreadable(ctx, submission, why):

@@ -1,5 +1,6 @@
 """A student's stage on the GPU: its suite (the hidden-seed tests included) and the four
-compute-sanitizer tools, each step in the sandbox. The verdict is the grader's own reading
+compute-sanitizer tools, each step in the sandbox through `runner` (grading.gpu_runner: the
+sandbox, holding a share of the GPU while the process runs). The verdict is the grader's own reading
 of the suite's JSON report, checked against the test names the answer's suite has and the
 exit code the run gave, never what the student's process prints about itself."""
 import concurrent.futures
@@ -59,7 +60,7 @@ def judge_part(text, report, log, source, name, keep):
     return verdict
 
 
-def run_suite(sandbox, work, number, source, out_dir, timeout, seed, expected):
+def run_suite(runner, work, number, source, out_dir, timeout, seed, expected):
     """(tests verdict, hidden verdict, the test names the report lists)."""
     report_path = work / "reports" / "suite.json"
     report_path.parent.mkdir(exist_ok=True)
@@ -67,8 +68,8 @@ def run_suite(sandbox, work, number, source, out_dir, timeout, seed, expected):
     log = out_dir / "tests.log"
     suite = Edition.bin() / f"todo_stage{number:02d}_tests"
     inside = isolation.FIXED / "reports" / "suite.json"
-    code, text = isolation.run(sandbox, [suite, "--gtest_brief=1", f"--gtest_output=json:{inside}"],
-                               work, log, timeout, env={"REDUCE_HIDDEN_SEED": str(seed)})
+    code, text = runner([suite, "--gtest_brief=1", f"--gtest_output=json:{inside}"],
+                        work, log, timeout, env={"REDUCE_HIDDEN_SEED": str(seed)})
     report = read_json(report_path)
     if code is None or report is None:
         verdict = rules.judge_suite(code, text, None, log, source)
@@ -90,14 +91,14 @@ def read_json(path):
         return None
 
 
-def run_sanitizers(sandbox, work, number, source, out_dir, description, timeout, jobs):
+def run_sanitizers(runner, work, number, source, out_dir, description, timeout, jobs):
     """The four tools over the student check's edge-case runs, in parallel."""
     exe = Edition.bin() / f"stage{number:02d}_todo"
     configs = check.sanitizer_configs(description)
     options = ["--report-api-errors", "no"] if describe.takes_gpus(description) else []
 
     def sandboxed(command, log, limit):
-        return isolation.run(sandbox, command, work, log, limit)
+        return runner(command, work, log, limit)
 
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         futures = [pool.submit(check.run_sanitizer, tool, exe, source, configs, out_dir, options,
@@ -105,16 +106,16 @@ def run_sanitizers(sandbox, work, number, source, out_dir, description, timeout,
         return [future.result() for future in futures]
 
 
-def check_stage(sandbox, work, number, source, out_dir, description, limits, seed, expected, jobs):
+def check_stage(runner, work, number, source, out_dir, description, limits, seed, expected, jobs):
     """Every correctness verdict of one built stage: tests, hidden, then the four tools
     (skipped when the suite did not finish: they would hang the same way)."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    tests, hidden, names = run_suite(sandbox, work, number, source, out_dir, limits["suite"],
+    tests, hidden, names = run_suite(runner, work, number, source, out_dir, limits["suite"],
                                      seed, expected)
     if tests.key == "tests.timeout":
         skipped = [Verdict(tool, False, "테스트가 끝나지 않아 건너뜀", f"{tool}.not_run")
                    for tool in check.SANITIZERS]
         return [tests, hidden, *skipped], names
-    tools = run_sanitizers(sandbox, work, number, source, out_dir, description,
+    tools = run_sanitizers(runner, work, number, source, out_dir, description,
                            limits["sanitizer"], jobs)
     return [tests, hidden, *tools], names
