@@ -8,11 +8,12 @@
      a racecheck warning counting as a failure,
   5. the known-wrong corpus (ctest --preset mistakes): the check must fail every entry
      with the entry's hint and pass every answer built the way a student's file is.
-Prints one verdict line per step and exits non-zero if any step fails.
+Prints one verdict line per step, with the step's time, and exits non-zero if any step fails.
 """
 import re
 import subprocess
 import sys
+import time
 
 from course import build
 from course.cli import run_main
@@ -21,12 +22,17 @@ CRASH = re.compile(r"Exception|SEGFAULT|Timeout|Child aborted")
 
 
 class Verdicts:
+    """One line per step; each step's time runs from the previous line (a GPU runner's
+    budget is planned from them)."""
+
     def __init__(self):
-        self.failures = 0
+        self.failures, self.since = 0, time.monotonic()
 
     def add(self, name, ok):
-        print(f"{'PASS' if ok else 'FAIL'}  {name}", flush=True)
+        now = time.monotonic()
+        print(f"{'PASS' if ok else 'FAIL'}  {name} ({now - self.since:.0f} s)", flush=True)
         self.failures += not ok
+        self.since = now
 
 
 def logged(command, name):

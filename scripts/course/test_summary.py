@@ -5,19 +5,41 @@ counts (and why tests were skipped), every failure in full, and one closing line
                                                   calls it after ctest)
 
 Labels come from the test names CMake gives (tests/CMakeLists.txt): host.*, harness.* and
-stageNN.* and gpu.* (gpu), stageNN_todo.* (todo), mistakes.* (mistakes).
+stageNN.*, gpu.* and ranks.* (gpu), stageNN_todo.* (todo), mistakes.* (mistakes). A build with
+REDUCE_SUITE_SHARDS runs each stage suite as a few shards (stageNN.shard0of4); their output's
+tally lines give the test cases inside them, which the label's line adds.
 """
 import collections
 import re
 import sys
 import xml.etree.ElementTree as ElementTree
 
-LABELS = ((r"host\.", "host"), (r"harness\.", "gpu"), (r"gpu\.", "gpu"),
+LABELS = ((r"host\.", "host"), (r"harness\.", "gpu"), (r"gpu\.", "gpu"), (r"ranks\.", "gpu"),
           (r"stage\d\d_todo\.", "todo"), (r"stage\d\d\.", "gpu"), (r"mistakes\.", "mistakes"))
 
 
 def label_of(name):
     return next((label for pattern, label in LABELS if re.match(pattern, name)), "other")
+
+
+TALLY = re.compile(r"^reduce-suite: (\d+) cases: (\d+) passed, (\d+) failed, (\d+) skipped$",
+                   re.MULTILINE)
+
+
+def shard_cases(output):
+    """A shard's case counts (its tests/gpu/suite_main.cpp tally line), else None."""
+    match = TALLY.search(output)
+    if match is None:
+        return None
+    return dict(zip(("cases", "passed", "failed", "skipped"), map(int, match.groups())))
+
+
+def cases_note(tally):
+    """' (in 8 shards: 212 cases, 205 passed, 7 skipped)', or '' without shards."""
+    if not tally["shards"]:
+        return ""
+    parts = [f"{tally[k]} {k}" for k in ("passed", "failed", "skipped") if tally[k]]
+    return f" (in {tally['shards']} shards: {tally['cases']} cases, {', '.join(parts)})"
 
 
 def skip_reason(output):
@@ -37,10 +59,14 @@ def main(argv):
     counts = collections.defaultdict(collections.Counter)
     reasons = collections.defaultdict(collections.Counter)
     failures = []
+    tallies = collections.defaultdict(collections.Counter)
     for case in cases:
         name = case.get("name", "").split("  #")[0]
         label = label_of(name)
         output = case.findtext("system-out") or ""
+        shard = shard_cases(output)
+        if shard:
+            tallies[label].update(dict(shard, shards=1))
         if case.find("failure") is not None or case.get("status") == "fail":
             counts[label]["failed"] += 1
             failures.append((name, output))
@@ -57,7 +83,8 @@ def main(argv):
         parts = [f"{counts[label][k]} {k}" for k in ("passed", "failed", "skipped") if counts[label][k]]
         why = "; ".join(f"{reason}" + (f" ({n})" if len(reasons[label]) > 1 else "")
                         for reason, n in reasons[label].most_common(3))
-        print(f"{label + ':':10} {', '.join(parts)}" + (f" (skipped: {why})" if why else ""))
+        print(f"{label + ':':10} {', '.join(parts)}" + cases_note(tallies[label])
+              + (f" (skipped: {why})" if why else ""))
     total = collections.Counter()
     for label_counts in counts.values():
         total.update(label_counts)
