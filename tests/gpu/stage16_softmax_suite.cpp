@@ -17,7 +17,7 @@
 #include "common/rows/row_reference.h"
 #include "common/rows/row_runner.h"
 #include "common/stage.h"
-#include "tests/gpu/suite_fixture.h"
+#include "tests/gpu/rows_suite.h"
 
 namespace {
 
@@ -27,34 +27,8 @@ constexpr auto& kBlocks = reduce::kBlockSizes;
 constexpr float kInf = std::numeric_limits<float>::infinity();
 constexpr float kNan = std::numeric_limits<float>::quiet_NaN();
 
-struct Shape {
-  std::size_t rows;
-  std::size_t cols;
-};
-
-const std::vector<Shape> kShapes = {{1, 1},    {1, 2},     {3, 31},   {5, 32},  {7, 33},
-                                    {2, 255},  {3, 1000},  {2, 1025}, {1, 4097}, {2, 32768},
-                                    {1, 131072}, {1000, 7}, {67, 128}};
-
-// Values from offset to offset + scale, from the seed's generator.
-std::vector<float> matrix(Shape shape, std::uint32_t seed, double offset = 0.0, double scale = 1.0) {
-  std::vector<float> values = generate_input(shape.rows * shape.cols, seed);
-  shift_and_scale(values, offset, scale);
-  return values;
-}
-
-class SoftmaxSuite : public GpuSuite<std::tuple<int, unsigned>> {
+class SoftmaxSuite : public RowSuite {
  protected:
-  int version() const { return std::get<0>(GetParam()); }
-  unsigned block() const { return std::get<1>(GetParam()); }
-  StagePlan plan() const { return with_version(stage_plan(), version()); }
-
-  std::string where(Shape shape) const {
-    return "version " + std::to_string(version()) + " (" + plan().technique() + "), " +
-           std::to_string(shape.rows) + " rows x " + std::to_string(shape.cols) +
-           " columns, block = " + std::to_string(block());
-  }
-
   // Runs the version on `input` and compares every value with the CPU's; returns the output.
   std::vector<float> expect_matches(Shape shape, const std::vector<float>& input,
                                     std::size_t offset = 0) {
@@ -85,7 +59,7 @@ TEST_P(SoftmaxSuite, HiddenSeedColumnsMatch) {
 }
 
 TEST_P(SoftmaxSuite, EveryShapeMatches) {
-  for (const Shape shape : kShapes) {
+  for (const Shape shape : kAwkwardShapes) {
     expect_matches(shape, matrix(shape, static_cast<std::uint32_t>(shape.rows * 7 + shape.cols)));
   }
 }
@@ -150,20 +124,9 @@ TEST_P(SoftmaxSuite, InputIsUnchanged) {
   EXPECT_EQ(runner.download_input(), input) << where(shape);
 }
 
-std::vector<int> all_versions() {
-  std::vector<int> versions;
-  for (int v = 1; v <= stage_plan().default_version(); ++v) versions.push_back(v);
-  return versions;
-}
-
-std::string case_name(const ::testing::TestParamInfo<std::tuple<int, unsigned>>& info) {
-  return "block" + std::to_string(std::get<1>(info.param)) + "_version" +
-         std::to_string(std::get<0>(info.param));
-}
-
 INSTANTIATE_TEST_SUITE_P(Versions, SoftmaxSuite,
                          ::testing::Combine(::testing::ValuesIn(all_versions()),
                                             ::testing::ValuesIn(kBlocks)),
-                         case_name);
+                         row_case_name);
 
 }  // namespace
