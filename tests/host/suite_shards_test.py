@@ -4,7 +4,7 @@ suite split into shards runs every case exactly once, each shard's tally line
 (tests/gpu/suite_main.cpp) adds up and agrees with its exit code, an all-skipped shard says so
 (ctest reads that line to report it skipped), an unsharded run prints no tally, and
 scripts/test.sh's summary counts the cases inside shards. Without a GPU every case skips;
-with one, the few selected cases run.
+with one, the few selected cases run. Exits 77 (skipped) where no stage suite was built.
 
     suite_shards_test.py --bin-dir BUILD/bin      (ctest runs it as host.suite_shards)"""
 import argparse
@@ -31,10 +31,7 @@ BIN_DIR = None
 
 def first_suite():
     """The lowest-numbered stage's template suite (every edition has the templates)."""
-    suites = sorted(BIN_DIR.glob("todo_stage[0-9][0-9]_tests"))
-    if not suites:
-        raise AssertionError(f"no todo_stageNN_tests in {BIN_DIR}: is the build complete?")
-    return suites[0]
+    return sorted(BIN_DIR.glob("todo_stage[0-9][0-9]_tests"))[0]
 
 
 def run(suite, env=None):
@@ -111,8 +108,12 @@ def main():
     parser.add_argument("--bin-dir", required=True, type=pathlib.Path)
     args, rest = parser.parse_known_args()
     BIN_DIR = args.bin_dir
+    if not list(BIN_DIR.glob("todo_stage[0-9][0-9]_tests")):
+        # A build of the host tests' targets alone (e.g. the partial edition's test) has no suite.
+        print(f"skipped: no stage suite built in {BIN_DIR} (cmake --build builds them)")
+        return 77
     unittest.main(argv=[sys.argv[0], *rest])
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
