@@ -1,8 +1,8 @@
 """A student's stage on the GPU: its suite (the hidden-seed tests included) and the four
-compute-sanitizer tools, each step in the sandbox through `runner` (grading.gpu_runner: the
-sandbox, holding a share of the GPU while the process runs). The verdict is the grader's own reading
-of the suite's JSON report, checked against the test names the answer's suite has and the
-exit code the run gave, never what the student's process prints about itself."""
+compute-sanitizer tools, each process run by `runner` (grading.gpu_runner: in the sandbox,
+holding a share of the GPU while it runs). The verdict is the grader's own reading of the
+suite's JSON report, checked against the test names the answer's suite has and the exit
+code the run gave, never what the student's process prints about itself."""
 import concurrent.futures
 import json
 
