@@ -35,12 +35,8 @@ inline std::vector<float> matrix(Shape shape, std::uint32_t seed, double offset 
   return values;
 }
 
-class RowSuite : public GpuSuite<std::tuple<int, unsigned>> {
+class RowSuite : public VersionBlockSuite {
  protected:
-  int version() const { return std::get<0>(GetParam()); }
-  unsigned block() const { return std::get<1>(GetParam()); }
-  StagePlan plan() const { return with_version(stage_plan(), version()); }
-
   std::string where(Shape shape) const {
     return "version " + std::to_string(version()) + " (" + plan().technique() + "), " +
            std::to_string(shape.rows) + " rows x " + std::to_string(shape.cols) +

@@ -48,12 +48,8 @@ std::vector<std::size_t> plant_positions(std::size_t n) {
   return at;
 }
 
-class MaxSuite : public GpuSuite<std::tuple<int, unsigned>> {
+class MaxSuite : public VersionBlockSuite {
  protected:
-  int version() const { return std::get<0>(GetParam()); }
-  unsigned block() const { return std::get<1>(GetParam()); }
-  StagePlan plan() const { return with_version(stage_plan(), version()); }
-
   std::string where(std::size_t n) const {
     return "version " + std::to_string(version()) + " (" + plan().technique() + "), n = " +
            std::to_string(n) + ", block = " + std::to_string(block());

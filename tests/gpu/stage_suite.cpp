@@ -74,12 +74,8 @@ std::vector<int> suite_versions() {
   return versions;
 }
 
-class StageSuite : public GpuSuite<std::tuple<int, unsigned>> {
+class StageSuite : public VersionBlockSuite {
  protected:
-  int version() const { return std::get<0>(GetParam()); }
-  unsigned block() const { return std::get<1>(GetParam()); }
-  StagePlan plan() const { return with_version(stage_plan(), version()); }
-
   // "n = 1000, block = 256", with the version first when the stage has several.
   std::string where(std::size_t n) const {
     const std::string shape = "n = " + std::to_string(n) + ", block = " + std::to_string(block());

@@ -8,10 +8,12 @@
 #include <cstdint>
 #include <cstdlib>
 #include <string>
+#include <tuple>
 
 #include "common/cuda_check.h"
 #include "common/harness/device.h"
 #include "common/harness/input.h"
+#include "common/stage.h"
 
 // Defined by common/harness/sync_checks.cuh, which only the suites built from a student's file
 // include; weak, so the answers' suites link without it.
@@ -45,6 +47,14 @@ class GpuSuite : public ::testing::TestWithParam<Param> {
                        "names the file and line";
     }
   }
+};
+
+// A suite over (version, block size): the stage's plan with that version chosen.
+class VersionBlockSuite : public GpuSuite<std::tuple<int, unsigned>> {
+ protected:
+  int version() const { return std::get<0>(GetParam()); }
+  unsigned block() const { return std::get<1>(GetParam()); }
+  StagePlan plan() const { return with_version(stage_plan(), version()); }
 };
 
 }  // namespace reduce
