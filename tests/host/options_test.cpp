@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <cstddef>
 #include <initializer_list>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -79,6 +81,13 @@ struct BadOption {
   const char* names;    // the option the message must name
   const char* allowed;  // and a hint of what is allowed
 };
+
+// The case's name in ctest shows its arguments (gtest prints the parameter), not its bytes.
+void PrintTo(const BadOption& bad, std::ostream* os) {
+  for (std::size_t i = 0; i < bad.args.size(); ++i) {
+    *os << (i == 0 ? "" : " ") << (*bad.args[i] == '\0' ? "''" : bad.args[i]);
+  }
+}
 
 class BadOptions : public ::testing::TestWithParam<BadOption> {};
 
