@@ -305,6 +305,47 @@ class GpuLockOrder(unittest.TestCase):
         self.assertEqual(order[:2], ["early", "alone"])
         self.assertEqual(sorted(order[2:]), ["late0", "late1", "late2"])
 
+    def test_a_stuck_sharer_lets_later_sharers_in(self):
+        """A share held past the lock's patience (a hung kernel) does not stop every other
+        check: later sharers get in while the measurement waits for it; once it ends, the
+        measurement goes as soon as they are done."""
+        lock, order = grading.GpuLock(3, patience=0.2), []
+        first_in, release = threading.Event(), threading.Event()
+
+        def hang():
+            with lock.shared():
+                order.append("stuck")
+                first_in.set()
+                release.wait(10)
+
+        def share():
+            with lock.shared():
+                order.append("late")
+
+        def measure():
+            with lock.alone():
+                order.append("alone")
+
+        threads = [threading.Thread(target=hang)]
+        threads[0].start()
+        first_in.wait(5)
+        threads.append(threading.Thread(target=measure))
+        threads[-1].start()
+        while not lock.waiting_alone:
+            time.sleep(0.01)
+        threads.append(threading.Thread(target=share))
+        threads[-1].start()
+        time.sleep(0.1)
+        self.assertEqual(order, ["stuck"])  # not stuck yet: the late sharer waits
+        deadline = time.monotonic() + 5
+        while "late" not in order and time.monotonic() < deadline:
+            time.sleep(0.05)
+        self.assertEqual(order, ["stuck", "late"])  # in beside the stuck one
+        release.set()
+        for thread in threads:
+            thread.join(5)
+        self.assertEqual(order, ["stuck", "late", "alone"])
+
     def test_each_correctness_process_holds_its_own_share(self):
         """A student's check takes a share per process, so a measurement that asks between
         two of them goes next instead of waiting for the whole check."""

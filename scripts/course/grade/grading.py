@@ -4,6 +4,7 @@ report.py writes as result.json."""
 import datetime
 import shutil
 import threading
+import time
 
 from course import rules
 from course.todo_markers import code_by_block
@@ -13,6 +14,9 @@ from course.grade import sandbox as isolation
 NOT_STARTED, INTEGRITY, BUILD_ERROR = "not started", "integrity", "build error"
 NO_DEVICE, PASS, FAIL, UNREADABLE = "not graded: no CUDA device", "pass", "fail", "unreadable"
 NO_NCCL = "not graded: no NCCL"
+# A correctness process running longer than this is taken for a hung kernel (a whole suite
+# takes well under a minute on an H100); see GpuLock.
+STUCK_AFTER_S = 60
 
 
 class GpuLock:
@@ -21,11 +25,19 @@ class GpuLock:
     that is waiting goes first: no new sharer starts until it has run, else a steady stream
     of sharers keeps it (and the student's result) waiting for minutes. Each correctness
     process holds its own share (gpu_runner), so a measurement waits for the processes
-    running when it asked, not for those students' whole checks."""
+    running when it asked, not for those students' whole checks. While one of those has run
+    past `patience` (a kernel that never ends, until its time limit kills it), the
+    measurement could not run anyway, so new sharers are let in meanwhile instead of the
+    whole class waiting for that one limit."""
 
-    def __init__(self, sharers):
-        self.condition, self.sharers = threading.Condition(), sharers
+    def __init__(self, sharers, patience=STUCK_AFTER_S):
+        self.condition, self.sharers, self.patience = threading.Condition(), sharers, patience
         self.inside, self.exclusive, self.waiting_alone = 0, False, 0
+        self.started = {}  # each running share's time.monotonic() at its start
+
+    def stuck(self):
+        now = time.monotonic()
+        return any(now - start > self.patience for start in self.started.values())
 
     def shared(self):
         return _Hold(self, False)
@@ -47,9 +59,12 @@ class _Hold:
                 lock.waiting_alone -= 1
                 lock.exclusive = True
             else:
-                lock.condition.wait_for(lambda: not lock.exclusive and not lock.waiting_alone
-                                        and lock.inside < lock.sharers)
+                # Polled as well as notified: a running share turns stuck with time alone.
+                while not (not lock.exclusive and lock.inside < lock.sharers
+                           and (not lock.waiting_alone or lock.stuck())):
+                    lock.condition.wait(timeout=1.0)
                 lock.inside += 1
+                lock.started[self] = time.monotonic()
 
     def __exit__(self, *_):
         lock = self.lock
@@ -58,6 +73,7 @@ class _Hold:
                 lock.exclusive = False
             else:
                 lock.inside -= 1
+                lock.started.pop(self, None)
             lock.condition.notify_all()
 
 
