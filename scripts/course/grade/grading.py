@@ -14,8 +14,8 @@ from course.grade import sandbox as isolation
 NOT_STARTED, INTEGRITY, BUILD_ERROR = "not started", "integrity", "build error"
 NO_DEVICE, PASS, FAIL, UNREADABLE = "not graded: no CUDA device", "pass", "fail", "unreadable"
 NO_NCCL = "not graded: no NCCL"
-# A correctness process running longer than this is taken for a hung kernel (a whole suite
-# takes well under a minute on an H100); see GpuLock.
+# A correctness process running longer than this is most likely a hung kernel waiting for its
+# time limit; if it is only a long suite, letting others in beside it costs nothing (GpuLock).
 STUCK_AFTER_S = 60
 
 
