@@ -272,31 +272,43 @@ class WithStandInGpu(unittest.TestCase):
 class GpuLockOrder(unittest.TestCase):
     """A waiting performance measurement is not starved by sharers that come after it."""
 
-    def test_a_waiting_measurement_goes_before_later_sharers(self):
-        lock, order = grading.GpuLock(2), []
+    def holder_then_measurement(self, lock, order, holder):
+        """Starts a sharer named `holder` that keeps its share until the returned event is
+        set, then a measurement that waits behind it; returns (threads, release)."""
         first_in, release = threading.Event(), threading.Event()
 
-        def share(name, hold=None):
+        def hold():
             with lock.shared():
-                order.append(name)
-                if hold:
-                    first_in.set()
-                    hold.wait(5)
+                order.append(holder)
+                first_in.set()
+                release.wait(10)
 
         def measure():
             with lock.alone():
                 order.append("alone")
 
-        threads = [threading.Thread(target=share, args=("early", release))]
+        threads = [threading.Thread(target=hold)]
         threads[0].start()
         first_in.wait(5)
         threads.append(threading.Thread(target=measure))
         threads[-1].start()
         while not lock.waiting_alone:
             time.sleep(0.01)
-        threads += [threading.Thread(target=share, args=(f"late{i}",)) for i in range(3)]
-        for thread in threads[2:]:
-            thread.start()
+        return threads, release
+
+    @staticmethod
+    def sharer(lock, order, name):
+        def share():
+            with lock.shared():
+                order.append(name)
+        thread = threading.Thread(target=share)
+        thread.start()
+        return thread
+
+    def test_a_waiting_measurement_goes_before_later_sharers(self):
+        lock, order = grading.GpuLock(2), []
+        threads, release = self.holder_then_measurement(lock, order, "early")
+        threads += [self.sharer(lock, order, f"late{i}") for i in range(3)]
         time.sleep(0.1)
         self.assertEqual(order, ["early"])  # the late sharers wait behind the measurement
         release.set()
@@ -310,31 +322,8 @@ class GpuLockOrder(unittest.TestCase):
         check: later sharers get in while the measurement waits for it; once it ends, the
         measurement goes as soon as they are done."""
         lock, order = grading.GpuLock(3, patience=0.2), []
-        first_in, release = threading.Event(), threading.Event()
-
-        def hang():
-            with lock.shared():
-                order.append("stuck")
-                first_in.set()
-                release.wait(10)
-
-        def share():
-            with lock.shared():
-                order.append("late")
-
-        def measure():
-            with lock.alone():
-                order.append("alone")
-
-        threads = [threading.Thread(target=hang)]
-        threads[0].start()
-        first_in.wait(5)
-        threads.append(threading.Thread(target=measure))
-        threads[-1].start()
-        while not lock.waiting_alone:
-            time.sleep(0.01)
-        threads.append(threading.Thread(target=share))
-        threads[-1].start()
+        threads, release = self.holder_then_measurement(lock, order, "stuck")
+        threads.append(self.sharer(lock, order, "late"))
         time.sleep(0.1)
         self.assertEqual(order, ["stuck"])  # not stuck yet: the late sharer waits
         deadline = time.monotonic() + 5
