@@ -105,7 +105,9 @@ def classify_suite(text, failed, source=None):
         return "tests.poison"
     if any(math.isnan(v) for v in values):
         return "tests.nan"
-    if names and all(name.startswith("Argmax") for name in names):
+    # Every test of stage 15's ArgmaxSuite names the argmax, the hidden-seed one included
+    # (HiddenSeedArgmax), and no test of its MaxSuite does.
+    if names and all("Argmax" in name for name in names):
         return "tests.argmax"
     if failed and {block for _, block, _ in failed} == {"block32"}:
         return "tests.block32"

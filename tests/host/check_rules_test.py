@@ -138,6 +138,10 @@ class SuiteVerdicts(unittest.TestCase):
         self.assertEqual(self.key([("ArgmaxOfTiesIsTheFirst", 64, "GPU index 9 (value 3), CPU index 0"),
                                    ("ArgmaxAtEveryPlace", 32, "GPU index none (value nan), CPU index 1")]),
                          "tests.argmax")
+        # A wrong argmax fails the hidden-seed argmax test too: still the argmax's key.
+        self.assertEqual(self.key([("ArgmaxOfDefaultInput", 64, "GPU index 9 (value 3), CPU index 0"),
+                                   ("HiddenSeedArgmax", 64, "GPU index 9 (value 3), CPU index 0")]),
+                         "tests.argmax")
 
     def test_misused_barrier_fails_even_when_every_test_passes(self):
         with tempfile.TemporaryDirectory() as folder:
