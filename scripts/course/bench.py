@@ -245,10 +245,13 @@ def plot(table, rows, summary, path, block):
     for index, name in enumerate(r["name"] for r in table):
         if name == "launch" or floors.is_read(name):
             continue
-        series = sorted((r["n"], r["gbps"]) for r in rows if r["name"] == name)
+        # 4n bytes / time for every line, the copy included (its own GB/s counts the bytes
+        # it writes too), so that each line sits under the references it is measured against.
+        series = sorted((r["n"], 4 * r["n"] / (r["gpu_ms"] * 1e6)) for r in rows
+                        if r["name"] == name)
         style = "--" if not name.startswith("Stage ") else "-"
         middle.plot([n for n, _ in series], [g for _, g in series], style, marker=".", label=name,
-                    color=palette[(2 * index) % len(palette)])
+                    color=palette[index % len(palette)])
     refs = {r["n"]: r for r in rows if r["name"] == CAPSTONE and r["floor_ms"]}
     sizes = sorted(refs)
     middle.plot(sizes, [4 * n / (refs[n]["floor_ms"] * 1e6) for n in sizes], color="black",
