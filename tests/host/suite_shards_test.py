@@ -29,9 +29,13 @@ FILTER = "--gtest_filter=*DefaultInputMatchesReference*"
 BIN_DIR = None
 
 
+def template_suites():
+    """The stages' template suites, lowest number first (every edition has the templates)."""
+    return sorted(BIN_DIR.glob("todo_stage[0-9][0-9]_tests"))
+
+
 def first_suite():
-    """The lowest-numbered stage's template suite (every edition has the templates)."""
-    return sorted(BIN_DIR.glob("todo_stage[0-9][0-9]_tests"))[0]
+    return template_suites()[0]
 
 
 def run(suite, env=None):
@@ -108,7 +112,7 @@ def main():
     parser.add_argument("--bin-dir", required=True, type=pathlib.Path)
     args, rest = parser.parse_known_args()
     BIN_DIR = args.bin_dir
-    if not list(BIN_DIR.glob("todo_stage[0-9][0-9]_tests")):
+    if not template_suites():
         # A build of the host tests' targets alone (e.g. the partial edition's test) has no suite.
         print(f"skipped: no stage suite built in {BIN_DIR} (cmake --build builds them)")
         return 77
