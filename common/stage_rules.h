@@ -50,6 +50,8 @@ enum class Finish {
 inline constexpr unsigned kBlockSizes[] = {32, 64, 128, 256, 512, 1024};
 inline constexpr unsigned kMinBlock = kBlockSizes[0];
 inline constexpr unsigned kMaxBlock = kBlockSizes[std::size(kBlockSizes) - 1];
+// The block size a stage runs with when --block is not given (its --describe says so).
+inline constexpr unsigned kDefaultBlock = 256;
 inline constexpr std::size_t kMaxN = 2147483647;  // 2^31 - 1: kernels index with 32 bits
 
 bool is_valid_block(unsigned long long block);

@@ -73,6 +73,7 @@ std::string describe_json(const StagePlan& plan, const std::string& program) {
          ", \"versions\": " + versions_json(plan) +
          ", \"default_version\": " + std::to_string(plan.default_version()) +
          ", \"options\": " + options + ", \"blocks\": " + blocks +
+         ", \"default_block\": " + std::to_string(kDefaultBlock) +
          ", \"argmax\": " + (plan.argmax != nullptr ? "true" : "false") + "}";
 }
 

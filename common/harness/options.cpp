@@ -188,7 +188,8 @@ std::vector<OptionHelp> stage_options(const StageFacts& facts) {
                         ? ";\n               this stage needs a multiple of --block\n"
                         : ";\n               this stage takes any length\n"));
   }
-  add("--block", "  --block B    threads per block: " + block_sizes_text() + " (default 256)\n");
+  add("--block", "  --block B    threads per block: " + block_sizes_text() + " (default " +
+                     std::to_string(kDefaultBlock) + ")\n");
   add("--seed", "  --seed S     std::mt19937 seed for the input, 0 to 4294967295 (default " +
                     std::to_string(kDefaultSeed) + ")\n");
   add("--offset", "  --offset O   each input value is O + S * u, u in [0, 1) from the seed (default 0)\n");

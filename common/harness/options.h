@@ -14,7 +14,7 @@ namespace reduce {
 
 struct Options {
   std::size_t n = kDefaultN;
-  unsigned block = 256;
+  unsigned block = kDefaultBlock;
   std::uint32_t seed = kDefaultSeed;
   int repeat = 20;
   int device = 0;

@@ -2,13 +2,15 @@
 script uses. The build folder is build/ (the CMake presets' folder) unless REDUCE_BUILD_DIR
 names another, e.g. REDUCE_BUILD_DIR=out for a build made by `cmake -S . -B out`."""
 import os
+import re
 import subprocess
 import sys
+import time
 
-from course import describe, stages
+from course import registry as stage_registry
 from course.cli import Stop
 
-ROOT = stages.ROOT
+ROOT = stage_registry.ROOT
 
 
 def build_name():
@@ -48,12 +50,30 @@ def needs_configure():
     return uses_presets() or not (build_dir() / "CMakeCache.txt").exists()
 
 
-def quietly(command):
-    """Runs command with its output kept back; on failure prints it and stops with 4."""
-    done = subprocess.run(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                          text=True, errors="replace")
-    if done.returncode != 0:
-        sys.stderr.write(done.stdout)
+PROGRESS_EVERY_S = 20
+# make's "[ 45%] Building ..." and ninja's "[12/300] Building ...".
+BUILD_STEP = re.compile(r"^\[\s*(\d+)%\]|^\[(\d+)/(\d+)\]")
+
+
+def quietly(command, progress=None):
+    """Runs command with its output kept back; on failure prints it and stops with 4. With
+    `progress` (a word: "building"), a line every PROGRESS_EVERY_S seconds says how far the
+    tool has got, so a first build of several minutes is not silent."""
+    running = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True, errors="replace")
+    started = last = time.monotonic()
+    kept = []
+    for line in running.stdout:
+        kept.append(line)
+        now = time.monotonic()
+        if progress and now - last >= PROGRESS_EVERY_S:
+            step = BUILD_STEP.search(line)
+            if step:
+                done = step.group(1) or f"{100 * int(step.group(2)) // int(step.group(3))}"
+                print(f"  {progress}: {done}% ({now - started:.0f} s)", flush=True)
+                last = now
+    if running.wait() != 0:
+        sys.stderr.write("".join(kept))
         raise Stop(f"error: '{' '.join(command)}' failed (output above)", 4)
 
 
@@ -70,7 +90,7 @@ def configure_and_build(targets=()):
               f"{name}{shown}) ...", flush=True)
     if needs_configure():
         quietly(configure_command())
-    quietly(build_command(targets))
+    quietly(build_command(targets), "building")
 
 
 def build_logged(targets, log, run_logged):
@@ -94,8 +114,11 @@ def probe():
 
 
 # ctest's selection for each preset, when the folder is not the presets'.
-SELECTIONS = {"default": ["-LE", "todo|mistakes", "--output-on-failure"],
+SELECTIONS = {"default": ["-LE", "todo|mistakes|slow", "--output-on-failure"],
+              "full": ["-LE", "todo|mistakes", "--output-on-failure"],
               "todo": ["-L", "todo"], "mistakes": ["-L", "mistakes", "--output-on-failure"]}
+# What each preset runs that the default build leaves out (CMake targets).
+EXTRA_TARGETS = {"todo": ["reduce_todo_suites"], "mistakes": ["reduce_mistakes"]}
 
 
 def ctest_command(preset, extra=()):
@@ -103,28 +126,27 @@ def ctest_command(preset, extra=()):
     if uses_presets():
         return ["ctest", "--preset", preset, *extra]
     return ["ctest", "--test-dir", str(build_dir()), *SELECTIONS[preset], "--no-tests=error",
-            "-j", "8", *extra]
+            "--resource-spec-file", str(build_dir() / "gpu_resources.json"), "-j", "8", *extra]
 
 
-def nccl_missing():
-    """Whether CMake configured without NCCL (cmake/nccl.cmake records it)."""
-    cache = build_dir() / "CMakeCache.txt"
-    return cache.exists() and "REDUCE_NCCL_FOUND:INTERNAL=OFF" in cache.read_text(errors="replace")
+def configure_quietly():
+    """Configures the build folder, printing one line; the tool's output only on failure."""
+    shown = "cmake --preset default" if uses_presets() else f"cmake -S . -B {build_name()}"
+    print(f"Configuring ({shown}) ...", flush=True)
+    quietly(configure_command())
 
 
-def needs_nccl(exe):
-    """Whether the built stage executable is a multi-GPU stage this build cannot run. Without
-    NCCL such a stage is built as a one-line stand-in (common/multi_gpu/needs_nccl.cpp) that exits 4,
-    "no NCCL in this build", whatever it is asked; --describe touches no GPU, so no real
-    stage executable exits 4 from it."""
-    if not nccl_missing():
-        return False
-    try:
-        return describe.describe(exe)["kind"] == "multi_gpu"
-    except describe.DescribeError as error:
-        return error.code == 4
+def registry(program=None):
+    """The stage registry of the build in use (build/stages.json, course.registry), configuring
+    the build first where it never was."""
+    if not (build_dir() / stage_registry.FILE).exists():
+        configure_quietly()
+    return stage_registry.load(build_dir(), program)
 
 
-def nccl_line(number, then):
-    return (f"stage {number} needs NCCL (nccl.h and libnccl), which CMake did not find: install "
-            f"NCCL (e.g. apt install libnccl-dev) or set NCCL_ROOT, then {then}")
+def unbuilt_line(stage, then):
+    """One line for a stage this build could not make (its registry entry says why)."""
+    fix = ""
+    if "nccl" in stage.needs and not registry().nccl:
+        fix = ": install NCCL (e.g. apt install libnccl-dev) or set NCCL_ROOT"
+    return f"stage {stage.number} {stage.why_not_built}{fix}, then {then}"

@@ -27,23 +27,22 @@ import shutil
 import subprocess
 import sys
 
-from course import build, describe, hints as hint_table, rules, stages
+from course import build, describe, hints as hint_table, registry, rules
 from course.cli import Stop, run_main
 from course.todo_markers import code_by_block as todo_blocks
 
-ROOT = stages.ROOT
+ROOT = registry.ROOT
 SANITIZERS = ("memcheck", "racecheck", "synccheck", "initcheck")
 SUITE_TIMEOUT_S = 300  # the whole suite takes under a minute on a current GPU
 SANITIZER_TIMEOUT_S = 300
 
 
 # ---------------------------------------------------------------------------- stages
-def stage_dir(number):
-    name = stages.folder(number)
-    if name is None:
-        raise Stop(f"check.sh: error: there is no stage {number}; the stages are: "
-                   f"{stages.listing()}", 2)
-    return ROOT / "stages" / name
+def stage_of(number, build_dir=None):
+    """The registry's stage `number` (of the build in `build_dir`, default the one in use);
+    a Stop listing the stages where there is none."""
+    found = registry.load(build_dir, "check.sh") if build_dir else build.registry("check.sh")
+    return found.stage(number, "check.sh")
 
 
 def sanitizer_configs(description):
@@ -62,7 +61,7 @@ def edge_case_runs(description):
     n=100. A row stage gets odd matrices instead: rows shorter than a warp, a few values
     past a block, and more rows than a block of warps covers."""
     blocks = description["blocks"]
-    small, middle, large = blocks[0], blocks[len(blocks) // 2], blocks[-1]
+    small, middle, large = blocks[0], description["default_block"], blocks[-1]
     versions = ([v for v, _ in describe.versions(description)]
                 if describe.has_versions(description) else [])
 
@@ -182,9 +181,10 @@ def sanitizer_path(program="check.sh"):
 def check_built(stage, source, exe, suite, out_dir, jobs, expect=None, hints=None,
                 suite_timeout=SUITE_TIMEOUT_S, show=say):
     """Runs the GPU tests, then the sanitizers (in parallel), handing each verdict's line
-    to `show` in a fixed order. With `expect` a failure key, stops as soon as it shows."""
+    to `show` in a fixed order. With `expect` a failure key, stops as soon as it shows.
+    `stage` is the registry's Stage."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    hints = hints if hints is not None else hint_table.load_hints(stage_dir(stage))
+    hints = hints if hints is not None else hint_table.load_hints(stage.directory)
     results = [run_suite(suite, source, out_dir, suite_timeout)]
     show(verdict_line(results[0], hints))
     if expect and results[0].key and rules.key_matches(results[0].key, expect):
@@ -235,10 +235,10 @@ def cmake_build(targets, log):
         raise Stop(str(stop).replace(f"(see {log})", f"(see {relative(log)})"), stop.code) from None
 
 
-def require_nccl(number, exe):
-    """A multi-GPU stage in a build without NCCL: one line saying what to install, exit 4."""
-    if build.needs_nccl(exe):
-        raise Stop("check.sh: error: " + build.nccl_line(number, "run scripts/check.sh again"), 4)
+def require_built(stage):
+    """A stage this build could not make (NCCL missing): one line saying what to do, exit 4."""
+    if not stage.built:
+        raise Stop("check.sh: error: " + build.unbuilt_line(stage, "run scripts/check.sh again"), 4)
 
 
 def build_result(ok, text, source, log):
@@ -255,12 +255,12 @@ def source_digest(*paths):
     return digest.hexdigest()
 
 
-def student_check(number, args, quiet=False):
-    """Checks stage `number`'s template; returns (status, results), status one of
-    'not_started', 'pass', 'fail'. Quiet (the progress table) prints nothing and reuses
+def student_check(stage, args, quiet=False):
+    """Checks the template of `stage` (the registry's); returns (status, results), status one
+    of 'not_started', 'pass', 'fail'. Quiet (the progress table) prints nothing and reuses
     an earlier result when the source, the executables and the rules are unchanged."""
-    directory = stage_dir(number)
-    source = directory / "todo.cu"
+    number, directory = stage.number, stage.directory
+    source = stage.template_source
     text = source.read_text(encoding="utf-8", errors="replace")
     blocks = todo_blocks(text)
     if not any(blocks.values()):
@@ -270,19 +270,16 @@ def student_check(number, args, quiet=False):
                   f"{relative(directory / 'README.md')}의 「실습 단계」).")
         return "not_started", []
     hints = hint_table.load_hints(directory)
-    out_dir = args.build_dir / "check" / directory.name[:7]
+    out_dir = args.build_dir / "check" / f"stage{number:02d}"
     out_dir.mkdir(parents=True, exist_ok=True)
     if not quiet:
         empty = [str(k) for k, lines in blocks.items() if not lines]
         note = f" (아직 빈 TODO 블록: {', '.join(empty)})" if empty else ""
         print(f"stage {number:02d} 검사: {relative(source)}{note}", flush=True)
-    exe = args.build_dir / "bin" / f"stage{number:02d}_todo"
-    suite = args.build_dir / "bin" / f"todo_stage{number:02d}_tests"
-    if build.nccl_missing():  # stage 18 is then a stand-in, and has no suite to build
-        ok, log_text = cmake_build([exe.name], out_dir / "build.log")
-        if ok:
-            require_nccl(number, exe)
-    ok, log_text = cmake_build([exe.name, suite.name], out_dir / "build.log")
+    require_built(stage)  # without NCCL stage 18 is a stand-in with no suite to build
+    exe, suite = stage.exe(template=True), stage.suite(template=True)
+    ok, log_text = cmake_build([stage.target(registry.TEMPLATE),
+                                stage.target(registry.TEMPLATE_TESTS)], out_dir / "build.log")
     results = [build_result(ok, log_text, source, out_dir / "build.log")]
     show = silent if quiet else say
     show(verdict_line(results[0], hints))
@@ -292,7 +289,7 @@ def student_check(number, args, quiet=False):
     cached = load_cache(out_dir, digest) if quiet else None
     if cached:
         return cached
-    results += check_built(number, source, exe, suite, out_dir, args.jobs, hints=hints, show=show)
+    results += check_built(stage, source, exe, suite, out_dir, args.jobs, hints=hints, show=show)
     status = "pass" if all(r.ok for r in results) else "fail"
     save_result(out_dir, number, source, status, results, digest)
     return status, results
@@ -330,7 +327,7 @@ def mode_stages(args):
     worst = 0
     print(f"[{device}]", flush=True)
     for number in args.stages:
-        status, results = student_check(number, args)
+        status, results = student_check(stage_of(number), args)
         if status != "not_started":
             print(summary_line(results, number))
         worst = max(worst, 0 if status == "pass" else 1)
@@ -352,22 +349,23 @@ def mode_progress(args):
     device = probe_after_build(args)
     print(f"[{device}] 모든 단계의 진행 상황 (단계별 자세한 검사: scripts/check.sh N)", flush=True)
     passed, total = 0, 0
-    for directory in stages.stage_dirs():
-        number = stages.number_of(directory)
+    for stage in build.registry("check.sh").stages:
         total += 1
-        status, results = student_check(number, args, quiet=True)
+        status, results = student_check(stage, args, quiet=True)
         passed += status == "pass"
-        print(rules.progress_line(number, directory, status, results), flush=True)
+        print(rules.progress_line(stage.number, stage.folder, status, results), flush=True)
     print(f"통과 {passed} / {total}단계.")
     return 0 if passed == total else 1
 
 
 def mode_built(args):
     """The corpus and the instructor: check ready-built executables, no build."""
-    probe(args.bin_dir or pathlib.Path(args.exe).parent)
+    bin_dir = args.bin_dir or pathlib.Path(args.exe).parent
+    probe(bin_dir)
+    stage = stage_of(args.stage, bin_dir.parent)
     args.out.mkdir(parents=True, exist_ok=True)
     expect = None if args.expect in (None, "pass") else args.expect
-    results = check_built(args.stage, args.source, args.exe, args.suite, args.out, args.jobs,
+    results = check_built(stage, args.source, args.exe, args.suite, args.out, args.jobs,
                           expect=expect, suite_timeout=args.suite_timeout)
     keys = [r.key for r in results if r.key]
     status = "pass" if not keys else "fail"
@@ -384,16 +382,16 @@ def mode_built(args):
 
 def mode_answers(args):
     """Every answer through the same check (the instructor's gpu_check.sh)."""
-    bin_dir = args.build_dir / "bin"
-    probe(bin_dir)
+    probe(args.build_dir / "bin")
     worst = 0
-    for directory in stages.stage_dirs():
-        number = stages.number_of(directory)
-        source = ROOT / "answers" / directory.name / "todo.cu"
-        out = args.build_dir / "check" / "answers" / directory.name[:7]
-        print(f"--- answer {directory.name}", flush=True)
-        results = check_built(number, source, bin_dir / f"stage{number:02d}",
-                              bin_dir / f"gpu_stage{number:02d}_tests", out, args.jobs)
+    for stage in build.registry("check.sh").stages:
+        number, source = stage.number, stage.answer_source
+        out = args.build_dir / "check" / "answers" / f"stage{number:02d}"
+        print(f"--- answer {stage.folder}", flush=True)
+        if not stage.built:
+            print(f"⏭  {build.unbuilt_line(stage, 'check it again')}", flush=True)
+            continue
+        results = check_built(stage, source, stage.exe(), stage.suite(), out, args.jobs)
         status = "pass" if all(r.ok for r in results) else "fail"
         save_result(out, number, source, status, results)
         worst = max(worst, 0 if status == "pass" else 1)
@@ -421,12 +419,13 @@ def parse(argv):
     for word in args.stages:
         if not re.fullmatch(r"\d{1,2}", word):
             raise Stop(f"check.sh: error: '{word}' is not a stage number; try scripts/check.sh 7", 2)
-        stage_dir(int(word))
         numbers.append(int(word))
-    args.stages = numbers
     if args.build_dir:  # the build module reads the folder from the environment
         os.environ["REDUCE_BUILD_DIR"] = str(pathlib.Path(args.build_dir).resolve())
     args.build_dir = build.build_dir()
+    for number in numbers:
+        stage_of(number)
+    args.stages = numbers
     built = [args.stage, args.source, args.exe, args.suite, args.out]
     if any(v is not None for v in built) and not all(v is not None for v in built):
         raise Stop("check.py: error: --stage, --source, --exe, --suite and --out go together", 2)

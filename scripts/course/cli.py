@@ -21,6 +21,8 @@ def run_main(main, name):
     paths = os.environ.get("PYTHONPATH", "").split(os.pathsep)
     if SCRIPTS not in paths:
         os.environ["PYTHONPATH"] = os.pathsep.join([SCRIPTS] + [p for p in paths if p])
+    from course import ctest_gpus  # under ctest: the GPU the test was given, to every tool
+    ctest_gpus.apply()
     try:
         code = main(sys.argv[1:])
     except Stop as stop:

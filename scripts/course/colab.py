@@ -14,17 +14,17 @@ import re
 import subprocess
 import sys
 
-from course import stages
+from course import build, registry
 from course.cli import Stop, run_main
 
 
 def stage_of(argv):
+    """(the number as given, the registry's Stage); the build is configured first, for this
+    GPU only (CUDAARCHS, set before)."""
     word = argv[0] if argv else "7"
-    name = stages.folder(int(word)) if re.fullmatch(r"\d{1,2}", word) else None
-    if name is None:
-        raise Stop(f"colab.sh: error: there is no stage '{word}'; the stages are: "
-                   f"{stages.listing()} ", 2)
-    return word, name
+    if not re.fullmatch(r"\d{1,2}", word):
+        raise Stop(f"colab.sh: error: there is no stage '{word}'; give a stage number such as 7", 2)
+    return word, build.registry("colab.sh").stage(int(word), "colab.sh")
 
 
 def compute_capability():
@@ -39,11 +39,10 @@ def compute_capability():
 
 def course_module(module, *args):
     return subprocess.run([sys.executable, "-m", f"course.{module}", *args],
-                          cwd=stages.ROOT).returncode
+                          cwd=registry.ROOT).returncode
 
 
 def main(argv):
-    number, name = stage_of(argv)
     cap = compute_capability()
     if cap is None:
         raise Stop("colab.sh: no NVIDIA GPU found; in Colab choose Runtime > Change runtime type "
@@ -52,6 +51,7 @@ def main(argv):
         os.environ["CUDAARCHS"] = cap.replace(".", "")
     print(f"GPU compute capability {cap}: building for CUDAARCHS={os.environ['CUDAARCHS']} only",
           flush=True)
+    number, stage = stage_of(argv)
     run = course_module("run", "--todo", number)
     print(flush=True)
     check = course_module("check", number)
@@ -60,7 +60,8 @@ def main(argv):
         if code > 1:
             return code
     print()
-    print(f"colab.sh: ready. Edit stages/{name}/todo.cu, then run scripts/check.sh {number} again.")
+    print(f"colab.sh: ready. Edit stages/{stage.folder}/todo.cu, then run scripts/check.sh "
+          f"{number} again.")
     return 0
 
 

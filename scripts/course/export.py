@@ -21,13 +21,12 @@ import re
 import shutil
 import subprocess
 
-from course import stages
+from course import build, registry
 from course.cli import Stop, run_main
 
-ROOT = stages.ROOT
+ROOT = registry.ROOT
 USAGE = "scripts/export_student.sh [--stages N or A-B] DIR"
 GIFT = re.compile(r"^([0-9]{2}|[A-Za-z0-9_./-]+) gives ([0-9]{2}): .+")
-STAGE_PATH = re.compile(r"^stages/stage([0-9]{2})_[^/]*/")
 
 
 def fail(message):
@@ -144,14 +143,15 @@ def kept_gifts(released):
     return kept
 
 
-def chosen_files(released):
+def chosen_files(released, folders):
     """The course's files that go to the edition. A stage folder outside the range is left
-    out whole (its template may give the released stages' solutions)."""
+    out whole (its template may give the released stages' solutions). `folders` maps each
+    stage's folder to its number (the registry)."""
     builds = build_dirs()
+    left_out = tuple(f"stages/{folder}/" for folder, n in folders.items() if n not in released)
     chosen = []
     for path in list_files():
-        stage = STAGE_PATH.match(path)
-        if withheld(path) or (stage and int(stage.group(1)) not in released):
+        if withheld(path) or path.startswith(left_out):
             continue
         if any(path.startswith(b) for b in builds if b != "./"):
             continue
@@ -174,13 +174,14 @@ def copy(paths, dest):
 def write_edition(first, last, dest):
     """The edition of stages first..last into dest (a new or empty folder); returns how many
     files it holds. A Stop with exit code 2 says why not."""
-    released = {n for n in stages.numbers() if first <= n <= last}
+    folders = {s.folder: s.number for s in build.registry("export_student.sh").stages}
+    released = {n for n in folders.values() if first <= n <= last}
     if not released:
         fail(f"no stage folder in stages/ is in --stages {first}-{last}")
     gifts = kept_gifts(released)
     # The list is taken before DIR gets anything, so a DIR inside the course is not copied
     # into itself.
-    paths = chosen_files(released)
+    paths = chosen_files(released, folders)
     if not paths:
         fail(f"found no files to export in {ROOT}")
     dest.mkdir(parents=True, exist_ok=True)

@@ -1,5 +1,5 @@
 """scripts/gpu_check.sh, the instructor's check on a machine with a GPU, in one go:
-  1. the whole test suite (host and GPU),
+  1. the whole test suite (host and GPU, the slow tests included: the full preset),
   2. the todo suite, which must fail cleanly while the templates are unfilled
      (test failures only: no crash, no time-out),
   3. every answer's report and the summary (scripts/run.sh),
@@ -63,12 +63,14 @@ def check_answers(verdicts):
 
 def main(argv):
     build.configure_and_build()
+    # The templates' suites and the corpus are not in the default build.
+    build.configure_and_build([t for preset in ("todo", "mistakes") for t in build.EXTRA_TARGETS[preset]])
     found, device = build.probe()
     print(device)
     if not found:
         return 3
     verdicts = Verdicts()
-    code, text = logged(build.ctest_command("default"), "tests")
+    code, text = logged(build.ctest_command("full"), "tests")
     verdicts.add(f"test suite: {tests_passed(text)}", code == 0)
     code, text = logged(build.ctest_command("todo"), "todo")
     crashes = sum(bool(CRASH.search(line)) for line in text.splitlines())

@@ -3,7 +3,7 @@ per stage. The help text below is what `scripts/run.sh --help` prints."""
 import re
 import subprocess
 
-from course import build, report, stages
+from course import build, registry, report
 from course.cli import Stop, run_main
 
 HELP = """Builds the course, runs stages and prints each report, then a one-line-per-stage summary.
@@ -20,11 +20,11 @@ ROW = "{:<26} {:<10} {:>12} {:>10}"
 
 
 def parse(argv):
-    """(suffix, stage numbers, options for the stages); None after --help."""
-    suffix, numbers, options = "", [], []
+    """(template?, stage numbers, options for the stages); None after --help."""
+    template, numbers, options = False, [], []
     for at, word in enumerate(argv):
         if word == "--todo":
-            suffix = "_todo"
+            template = True
         elif word in ("-h", "--help"):
             return None
         elif word == "--":
@@ -35,26 +35,26 @@ def parse(argv):
         else:
             raise Stop(f"run.sh: error: unknown argument '{word}'; give stage numbers (e.g. 7 8), "
                        "--todo, or -- and stage options", 2)
-    return suffix, numbers, options
+    return template, numbers, options
 
 
 def result_word(code):
     return {0: "match", 1: "MISMATCH"}.get(code, f"error (exit {code})")
 
 
-def run_stage(number, suffix, options):
-    """Runs one stage, prints its report; returns (exit code, its summary line)."""
-    name = stages.folder(number)
-    exe = build.bin_dir() / f"stage{number:02d}{suffix}"
-    shown = f"{build.build_name()}/bin/{exe.name}"
-    print(f"\n=== {name}{' (your template)' if suffix else ''}: {shown} {' '.join(options)} ===",
-          flush=True)
+def run_stage(stage, template, options):
+    """Runs one stage (the registry's), prints its report; returns (exit code, its summary
+    line)."""
+    exe = stage.exe(template)
+    shown = f"{build.build_name()}/{exe.relative_to(build.build_dir())}"
+    print(f"\n=== {stage.folder}{' (your template)' if template else ''}: {shown} "
+          f"{' '.join(options)} ===", flush=True)
     done = subprocess.run([str(exe), *options], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                           text=True, errors="replace")
     print(done.stdout.rstrip("\n"), flush=True)
     found = report.parse_report(done.stdout)
-    line = ROW.format(name + suffix, result_word(done.returncode), found["gpu_ms"] or "-",
-                      found["gbps"] or "-")
+    line = ROW.format(stage.folder + ("_todo" if template else ""),
+                      result_word(done.returncode), found["gpu_ms"] or "-", found["gbps"] or "-")
     return done.returncode, line
 
 
@@ -63,23 +63,21 @@ def main(argv):
     if parsed is None:
         print(HELP)
         return 0
-    suffix, numbers, options = parsed
-    if not suffix and stages.student_edition():
+    template, numbers, options = parsed
+    stages = build.registry("run.sh")
+    if not template and stages.student_edition:
         print("Student edition (no answers/): running your templates, as with --todo.")
-        suffix = "_todo"
-    numbers = numbers or stages.numbers()
-    for number in numbers:
-        if stages.folder(number) is None:
-            raise Stop(f"run.sh: error: there is no stage {number}; the stages are: "
-                       f"{stages.listing()} ", 2)
+        template = True
+    chosen = [stages.stage(n, "run.sh") for n in numbers] if numbers else stages.stages
+    role = registry.TEMPLATE if template else registry.ANSWER
     # Only what runs: the chosen stages' executables and the device probe.
-    build.configure_and_build(["reduce_probe"] + [f"stage{n:02d}{suffix}" for n in numbers])
+    build.configure_and_build(["reduce_probe"] + [s.target(role) for s in chosen])
     found, device = build.probe()
     if not found:
         print(f"{device}: the stages were built but not run.")
         return 3
     print(device)
-    codes, lines = zip(*(run_stage(n, suffix, options) for n in numbers))
+    codes, lines = zip(*(run_stage(s, template, options) for s in chosen))
     print(f"\nSummary ({device})")
     print(ROW.format("stage", "result", "GPU time ms", "GB/s"))
     print("\n".join(lines))

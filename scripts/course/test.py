@@ -3,15 +3,19 @@ one line per label, every failure in full and a closing count (course.test_summa
 import re
 import subprocess
 import sys
+import time
 
-from course import build, stages, test_summary
+from course import build, registry, test_summary
 from course.cli import Stop, run_main
 
 HELP = """Configures, builds and runs the test suite through the CMake presets.
 
-  scripts/test.sh              host tests and GPU tests of every answer (without a CUDA
-                               device the GPU tests are reported as skipped, with the reason;
-                               the student edition has no answers, so no answer tests)
+  scripts/test.sh              what to run after a change: host tests and GPU tests of every
+                               answer, no slow test (without a CUDA device the GPU tests are
+                               reported as skipped, with the reason; the student edition has
+                               no answers, so no answer tests)
+  scripts/test.sh --full       the same plus the slow tests (grading a class, the partial
+                               edition, the notebook): what CI and the instructor run
   scripts/test.sh --todo       the GPU tests against every template (they fail until the
                                TODO blocks are filled in)
   scripts/test.sh --todo 7     the same for stage 7's template only
@@ -29,6 +33,8 @@ def parse(argv):
     for word in argv:
         if word == "--todo":
             preset = "todo"
+        elif word == "--full":
+            preset = "full"
         elif word == "--verbose":
             verbose = True
         elif word in ("-h", "--help"):
@@ -36,32 +42,40 @@ def parse(argv):
         elif re.fullmatch(r"\d{1,2}", word):
             number = stage_number(word, preset)
         else:
-            raise Stop(f"test.sh: error: unknown argument '{word}'; use --todo [stage number], "
-                       "--verbose or nothing", 2)
+            raise Stop(f"test.sh: error: unknown argument '{word}'; use --full, --todo [stage "
+                       "number], --verbose or nothing", 2)
     return preset, number, verbose
 
 
 def stage_number(word, preset):
     if preset != "todo":
         raise Stop("test.sh: error: a stage number goes after --todo, e.g. scripts/test.sh --todo 7", 2)
-    if stages.folder(int(word)) is None:
-        raise Stop(f"test.sh: error: there is no stage {int(word)}; the stages are: "
-                   f"{stages.listing()} ", 2)
     return int(word)
 
 
+# ctest's "  57/120 Test  #57: host.Options ...   Passed    0.02 sec".
+DONE_LINE = re.compile(r"^\s*(\d+)/(\d+) Test\s+#")
+
+
 def run_ctest(command, log, verbose):
-    """ctest into `log`, and to the terminal too when verbose; returns its exit code."""
+    """ctest into `log`, and to the terminal too when verbose, else a count of the tests done
+    every build.PROGRESS_EVERY_S seconds; returns its exit code."""
+    started = last = time.monotonic()
     with open(log, "w", encoding="utf-8") as out:
-        if not verbose:
-            return subprocess.run(command, cwd=build.ROOT, stdout=out,
-                                  stderr=subprocess.STDOUT).returncode
         running = subprocess.Popen(command, cwd=build.ROOT, stdout=subprocess.PIPE,
                                    stderr=subprocess.STDOUT, text=True, errors="replace")
         for line in running.stdout:
-            sys.stdout.write(line)
-            sys.stdout.flush()
             out.write(line)
+            if verbose:
+                sys.stdout.write(line)
+                sys.stdout.flush()
+                continue
+            done = DONE_LINE.match(line)
+            now = time.monotonic()
+            if done and now - last >= build.PROGRESS_EVERY_S:
+                print(f"  tests: {done.group(1)}/{done.group(2)} done ({now - started:.0f} s)",
+                      flush=True)
+                last = now
         return running.wait()
 
 
@@ -71,25 +85,36 @@ def main(argv):
         print(HELP)
         return 0
     preset, number, verbose = parsed
-    if preset == "default" and stages.student_edition():
+    started = time.monotonic()
+    stages = build.registry("test.sh")
+    stage = stages.stage(number, "test.sh") if number is not None else None
+    if preset in ("default", "full") and stages.student_edition:
         print("Student edition (no answers/): host and harness tests only; test your templates "
               "with scripts/test.sh --todo or scripts/check.sh.")
+    if stage is not None and not stage.built:
+        raise Stop("test.sh: error: " + build.unbuilt_line(stage, "configure again"), 4)
+    targets = build.EXTRA_TARGETS.get(preset, [])
+    if stage is not None:
+        targets = [stage.target(registry.TEMPLATE), stage.target(registry.TEMPLATE_TESTS)]
     build.configure_and_build()
-    exe = build.bin_dir() / f"stage{number:02d}_todo" if number is not None else None
-    if exe is not None and build.needs_nccl(exe):
-        raise Stop(build.nccl_line(number, "configure again"), 4)
+    if targets:
+        build.configure_and_build(targets)
     found, device = build.probe()
     print(device)
     if not found:
         print("The GPU tests will be reported as skipped: they need a CUDA device.")
-    return run_tests(preset, number, verbose)
+    code = run_tests(preset, stage, verbose)
+    print(f"scripts/test.sh took {time.monotonic() - started:.0f} s (configure, build and tests)")
+    return code
 
 
-def run_tests(preset, number, verbose):
+def run_tests(preset, stage, verbose):
     log = build.build_dir() / "ctest.log"
     junit = build.build_dir() / "ctest-junit.xml"
     junit.unlink(missing_ok=True)
-    selection = ["-R", f"^stage{number:02d}_todo\\."] if number is not None else []
+    selection = []
+    if stage is not None:
+        selection = ["-R", "^" + re.escape(stage.test_prefix(registry.TEMPLATE_TESTS)) + "\\."]
     shown = f" ({' '.join(selection)})" if selection else ""
     print(f"Running the {preset} tests{shown} in {build.build_name()} ...", flush=True)
     code = run_ctest(build.ctest_command(preset, selection + ["--output-junit", str(junit)]),
