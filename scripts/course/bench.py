@@ -34,7 +34,9 @@ tables between the bench markers of the top-level README.md and of each stage's 
 
 scripts/bench.sh runs `python3 -m course.bench --build-first`; `python3 -m course.bench`
 (scripts/ on PYTHONPATH) measures a build that is already there.
-Exit code: 0 every run verified, 1 some did not, 3 no CUDA device, 4 build error.
+Exit code: 0 every run verified, 1 some did not, 3 no CUDA device, 4 build error;
+--check-docs: 0 the tables match, 1 one differs, 77 this tree lacks a stage the saved run
+measured (a partial student edition: nothing to check).
 """
 import argparse
 import datetime
@@ -43,10 +45,12 @@ import pathlib
 import subprocess
 import sys
 
-from course import floors, stages
+from course import build, floors
+from course import registry as stage_registry
 from course.cli import Stop, run_main
-from course.gpu import (BIN, ROOT, answer_descriptions, build_first, machine, memory_peak,
-                        require_answers, require_device, run_csv, write_csv)
+from course.gpu import (BIN, ROOT, Progress, answer_descriptions, build_first, machine,
+                        memory_peak, missing, registry, require_answers, require_device, run_csv,
+                        write_csv)
 from course.lessons_bench import run_lessons
 from course.operations_bench import run_operations
 from course.multi_gpu_bench import run_multi_gpu
@@ -54,9 +58,9 @@ from course.multi_gpu_bench import run_multi_gpu
 MAIN_N = 1 << 24
 FLOOR_CHECK_N = (1 << 24, 1 << 28)  # the sizes the capstone's distance to the floor is read at
 SWEEP = [1 << k for k in range(10, 31)]
-BASE_STAGE = "07"
-CAPSTONE_NUMBER = "14"
-CAPSTONE = f"Stage {int(CAPSTONE_NUMBER)}"
+BASE_STAGE = 7
+CAPSTONE_NUMBER = 14
+CAPSTONE = f"Stage {CAPSTONE_NUMBER}"  # the capstone's rows, as the harness names them
 BASELINES = ["bench_cub", "bench_read", "bench_launch", "bench_copy"]
 # bench_read's other kernels (its default, the last, is in BASELINES): rows "read v1", ...
 READ_VERSIONS = (1, 2)
@@ -68,72 +72,113 @@ END = "<!-- bench:end -->"
 # The sentence on stage 14 against CUB, from the pairs (README and the capstone's lesson).
 CLAIM_BEGIN = "<!-- bench-claim:begin (written by scripts/bench.py) -->"
 CLAIM_END = "<!-- bench-claim:end -->"
-CLAIM_LESSON = "stage14_single_pass"
 
 
-def stage_folders():
-    """{'07': 'stage07_interleaved', ...}: where each stage's lesson is."""
-    return {f"{n:02d}": stages.folder(n) for n in stages.numbers()}
+def stage_folders(reg):
+    """{'07': 'stage07_interleaved', ...}: each stage's folder (its lesson), from the registry."""
+    return {f"{s.number:02d}": s.folder for s in reg.stages}
 
 
-def stage_folders_for_sum():
-    """stage_dirs without running the executables: the sum stages up to the capstone."""
-    return {number: name for number, name in stage_folders().items()
-            if name and number <= CAPSTONE_NUMBER and (ROOT / "stages" / name).is_dir()}
+def stage_number(name):
+    """14 for a row named 'Stage 14' (the harness's name for a stage's rows); None otherwise."""
+    head, _, number = name.partition(" ")
+    return int(number) if head == "Stage" and number.isdigit() else None
 
 
-def stage_dirs(descriptions):
-    """{'07': 'stage07_interleaved', ...} for every sum stage on the path to the capstone:
-    the table compares each with CUB's sum. Stages 15 to 17 compute something else; stage
-    19 calls the library itself and stage 20 times a kernel whose input the host copy has
-    just left in L2; their lessons and docs/measurements.md hold their own measurements."""
-    return {number: stages.folder(int(number)) for number, d in descriptions.items()
-            if d["operation"] == "sum" and number <= CAPSTONE_NUMBER}
+def sum_stages(descriptions):
+    """The Stages of every sum on the path to the capstone, by number: the table compares
+    each with CUB's sum. Stages 15 to 17 compute something else; stage 19 calls the library
+    itself and stage 20 times a kernel whose input the host copy has just left in L2; their
+    lessons and docs/measurements.md hold their own measurements. `descriptions`:
+    {Stage: its --describe} (course.gpu.answer_descriptions)."""
+    return [stage for stage, d in descriptions.items()
+            if d["operation"] == "sum" and stage.number <= CAPSTONE_NUMBER]
+
+
+def capstone_of(descriptions):
+    """The capstone's Stage among the answers described; a Stop where the build lacks it."""
+    found = next((s for s in descriptions if s.number == CAPSTONE_NUMBER), None)
+    if found is None:
+        raise Stop(f"bench.py: error: stage {CAPSTONE_NUMBER}'s answer is not built here; run "
+                   "scripts/bench.sh", 1)
+    return found
 
 
 def measure(executable, n, repeat, dirty, block, extra=()):
-    """One run of an executable with --csv; returns its row as a dict."""
+    """One run of an executable (a Stage or a baseline's name) with --csv; its row as a dict."""
     return run_csv(executable, ["--n", n, "--block", block, "--repeat", repeat, *extra]
                    + (["--dirty-l2"] if dirty else []))
 
 
-def show(row):
-    n = row["n"]
-    print(f"  n = 2^{n.bit_length() - 1:<2} {row['name']:<9} {row['gpu_ms'] * 1000:10.2f} us "
-          f"{row['gbps']:8.1f} GB/s  {'ok' if row['match'] else 'MISMATCH'}", flush=True)
+def size_name(n):
+    return f"2^{n.bit_length() - 1}"
 
 
-def run_all(executables, sizes, repeat_for, dirty, block):
-    """executables: (name, extra options) in the order they run at each n."""
+def work(n):
+    """What one run at n costs, in runs at small n, for the time left: the process, its
+    input and its CPU reference grow with n (a run at 2^30 takes some nine times one at 2^20)."""
+    return 1 + n / (1 << 27)
+
+
+def unverified(row):
+    """A run that did not match is said at once, not only in the table at the end."""
+    if not row["match"]:
+        print(f"bench: {row['name']} at n = {size_name(row['n'])} did not verify", flush=True)
+
+
+def run_all(executables, sizes, repeat_for, dirty, block, progress=None):
+    """executables: (a Stage or a baseline's name, extra options) in the order they run at
+    each n. One progress line per size."""
+    if progress is None:
+        progress = Progress("bench")
+        progress.plan(len(sizes) * len(executables),
+                      sum(work(n) for n in sizes) * len(executables))
     rows = []
     for n in sizes:
         for executable, extra in executables:
             row = measure(executable, n, repeat_for(n), dirty, block, extra)
             rows.append(row)
-            show(row)
+            unverified(row)
+        progress.step(len(executables), work(n) * len(executables), f" (n = {size_name(n)})")
     return rows
 
 
-def run_pairs(rows, count, repeat_for, dirty, block):
-    """Stage 14 and CUB as `count` alternated process pairs at every n of the sweep; the
-    sweep's own two runs (adjacent processes, stage 14 first) are the first pair."""
-    executables = {floors.CAPSTONE: f"stage{CAPSTONE_NUMBER}", floors.CUB: "bench_cub"}
+def pair_runs(count, sizes):
+    """How many runs run_pairs makes after a sweep of `sizes` (whose own pair is the first)."""
+    return 2 * (count - 1) * len(sizes)
+
+
+def run_pairs(rows, capstone, count, repeat_for, dirty, block, progress=None):
+    """Stage 14 (`capstone`: its Stage) and CUB as `count` alternated process pairs at every
+    n of the sweep; the sweep's own two runs (adjacent processes, stage 14 first) are the
+    first pair. One progress line per size."""
+    executables = {floors.CAPSTONE: capstone, floors.CUB: "bench_cub"}
+    sizes = sorted({r["n"] for r in rows})
+    if progress is None:
+        progress = Progress("bench")
+        progress.plan(pair_runs(count, sizes), sum(work(n) for n in sizes) * 2 * (count - 1))
     pairs = []
-    for n in sorted({r["n"] for r in rows}):
+    for n in sizes:
         swept = {r["name"]: r for r in rows if r["n"] == n and r["name"] in executables}
         if len(swept) == 2:
             pairs.append({"n": n, "pair": 1, "first": floors.CAPSTONE,
                           "capstone_ms": swept[floors.CAPSTONE]["gpu_ms"],
                           "cub_ms": swept[floors.CUB]["gpu_ms"], "match": True})
+        else:  # no pair in the sweep at this n: all `count` pairs are run here
+            progress.plan(2, 2 * work(n))
+        runs = 0
         for index in range(len(swept) == 2, count):
             got = {}
             for name in floors.pair_order(index):
                 got[name] = measure(executables[name], n, repeat_for(n), dirty, block)
-                show(got[name])
+                unverified(got[name])
+                runs += 1
             pairs.append({"n": n, "pair": index + 1, "first": floors.pair_order(index)[0],
                           "capstone_ms": got[floors.CAPSTONE]["gpu_ms"],
                           "cub_ms": got[floors.CUB]["gpu_ms"],
                           "match": got[floors.CAPSTONE]["match"] and got[floors.CUB]["match"]})
+        if runs:
+            progress.step(runs, runs * work(n), f" (pairs, n = {size_name(n)})")
     return pairs
 
 
@@ -141,7 +186,7 @@ def summary_table(rows, n):
     """Rows at n with the speedups the results page shows beside them."""
     at_n = [dict(r) for r in rows if r["n"] == n]
     by_name = {r["name"]: r for r in at_n}
-    base, previous = by_name.get(f"Stage {int(BASE_STAGE)}"), None
+    base, previous = by_name.get(f"Stage {BASE_STAGE}"), None
     for r in at_n:
         is_stage = r["name"].startswith("Stage ")
         r["speedup_prev"] = previous["gpu_ms"] / r["gpu_ms"] if is_stage and previous else None
@@ -405,8 +450,8 @@ def readme_table(table, dirs, meta):
     for r in table:
         if r["name"] == "launch":
             continue
-        if r["name"].startswith("Stage "):
-            number = f"{int(r['name'][6:]):02d}"
+        if stage_number(r["name"]) is not None:
+            number = f"{stage_number(r['name']):02d}"
             lesson = f"[{dirs.get(number, '')}](stages/{dirs.get(number, '')}/README.md)"
         else:
             number, lesson = r["name"], "baseline"
@@ -455,45 +500,74 @@ def replace_block(path, text, write=True, begin=BEGIN, end=END):
     return changed
 
 
-def update_docs(table, dirs, meta, summary=(), write=True):
-    """Refreshes the README's table and claim and each lesson's; returns the files that
-    differed."""
+def update_docs(table, reg, meta, summary=(), write=True):
+    """Refreshes the README's table and claim and each lesson's (the lessons of `reg`, the
+    stage registry); returns the files that differed."""
     differed = []
     readme = ROOT / "README.md"
-    changed = replace_block(readme, readme_table(table, dirs, meta), write)
+    changed = replace_block(readme, readme_table(table, stage_folders(reg), meta), write)
     if changed is None:
         print("README.md has no bench markers; left unchanged", file=sys.stderr)
     claimed = replace_block(readme, claim_block(summary, meta), write, CLAIM_BEGIN, CLAIM_END)
     if changed or claimed:
         differed.append(readme)
     for r in table:
-        if r["name"].startswith("Stage "):
-            name = dirs.get(f"{int(r['name'][6:]):02d}")
-            lesson = ROOT / "stages" / name / "README.md" if name else None
-            if lesson and replace_block(lesson, lesson_block(r, meta), write):
-                differed.append(lesson)
-    lesson = ROOT / "stages" / CLAIM_LESSON / "README.md"
-    if lesson.is_file() and replace_block(lesson, claim_block(summary, meta, korean=True), write,
-                                          CLAIM_BEGIN, CLAIM_END):
+        stage = reg.get(stage_number(r["name"])) if stage_number(r["name"]) is not None else None
+        if stage and replace_block(stage.lesson, lesson_block(r, meta), write):
+            differed.append(stage.lesson)
+    capstone = reg.get(CAPSTONE_NUMBER)
+    lesson = capstone.lesson if capstone else None
+    if lesson and lesson.is_file() and replace_block(
+            lesson, claim_block(summary, meta, korean=True), write, CLAIM_BEGIN, CLAIM_END):
         if lesson not in differed:
             differed.append(lesson)
     return differed
 
 
+def shown(path):
+    """A path as the messages give it: relative to the repository where it is inside."""
+    try:
+        return str(pathlib.Path(path).resolve().relative_to(ROOT))
+    except ValueError:
+        return str(path)
+
+
+def measured_stages(saved):
+    """The stage numbers a saved run's table holds (its rows 'Stage 7', ...)."""
+    return sorted({stage_number(r["name"]) for r in saved["summary"]} - {None})
+
+
 def rewrite_docs(path, check):
     """The tables between the bench markers, from a saved run: one source for every number.
-    With check, changes nothing and exits 1 if a table differs from the saved run."""
+    With check, changes nothing and exits 1 if a table differs from the saved run, 77 (one
+    line, ctest's skip) where this tree lacks a stage the run measured: a partial student
+    edition (export_student.sh --stages 6-10) keeps the README's table of every stage."""
     if not path.is_file():
         print(f"bench.py: error: {path} does not exist; run scripts/bench.sh", file=sys.stderr)
         return 2
     saved = json.loads(path.read_text())
-    differed = update_docs(saved["summary"], stage_folders(), saved["meta"],
-                           saved.get("pair_summary", []), write=not check)
-    source = (f"{path.relative_to(ROOT)} ({saved['meta']['device']}, {saved['meta']['date']}, "
+    # The check runs under ctest, in a configured build: it reads that build's registry and
+    # never configures one (REDUCE_BUILD_DIR names the build where it is not build/).
+    reg = (stage_registry.load(build.build_dir(), "bench.py") if check
+           else registry("bench.py"))
+    lacking = [n for n in measured_stages(saved) if reg.get(n) is None]
+    if lacking:
+        listed = ", ".join(f"{n:02d}" for n in lacking)
+        if check:
+            print(f"bench.py: {shown(path)} measured stage{'s' * (len(lacking) > 1)} {listed}, "
+                  f"which this tree does not have (stages {reg.listing()}): its tables are not "
+                  "checked here")
+            return 77
+        raise Stop(f"bench.py: error: {shown(path)} measured stage{'s' * (len(lacking) > 1)} "
+                   f"{listed}, which this tree does not have (stages {reg.listing()}): the "
+                   "README's table would link to missing lessons, so nothing was rewritten", 2)
+    differed = update_docs(saved["summary"], reg, saved["meta"], saved.get("pair_summary", []),
+                           write=not check)
+    source = (f"{shown(path)} ({saved['meta']['device']}, {saved['meta']['date']}, "
               f"commit {saved['meta']['commit']})")
     if check:
         for file in differed:
-            print(f"{file.relative_to(ROOT)}: its bench table differs from {source}; run "
+            print(f"{shown(file)}: its bench table differs from {source}; run "
                   "scripts/bench.sh --docs-only")
         return 1 if differed else 0
     print(f"README.md and the lessons' tables rewritten from {source}")
@@ -512,7 +586,7 @@ def run_steps(out, block):
     (out / "stage14_steps.md").write_text(f"""# Stage 14, one technique at a time
 
 Written by `scripts/bench.sh --steps` (do not edit by hand), which runs
-`build/bin/experiment_stage14_steps` ([its source](../experiments/stage14_steps.cu)). Each
+`build/bin/experiment_stage14_steps` ([its source](../../bench/experiments/stage14_steps.cu)). Each
 row adds one technique to the row above, and the last rows take one back out of stage 14
 (or try one it does not keep); every row and CUB ran in the same process, block
 {meta['block']}, input seed {meta['seed']}, each run starting from a clean L2 (as in the benchmark),
@@ -560,7 +634,8 @@ def parser():
                        help="rewrite the README's and the lessons' tables from docs/results/"
                        "results.json; no GPU, nothing measured")
     found.add_argument("--check-docs", action="store_true",
-                       help="exit 1 if a README or lesson table differs from results.json")
+                       help="exit 1 if a README or lesson table differs from results.json "
+                       "(77, skipped, where this tree lacks a stage it measured)")
     found.add_argument("--steps", action="store_true",
                        help="only stage 14's techniques one at a time: docs/results/"
                        "stage14_steps.md")
@@ -577,9 +652,9 @@ def parser():
 
 
 def bench_block(descriptions):
-    """The block every measurement uses: the middle of the sizes the capstone accepts (256)."""
-    blocks = descriptions[CAPSTONE_NUMBER]["blocks"]
-    return blocks[len(blocks) // 2]
+    """The block every measurement uses: the capstone's default, as its --describe says
+    (default_block: the harness's, 256)."""
+    return descriptions[capstone_of(descriptions)]["default_block"]
 
 
 def main(argv):
@@ -591,7 +666,7 @@ def main(argv):
     if args.build_first:
         # The lessons' variants are not part of `all`: only --lessons needs them, and the
         # student edition has none.
-        lessons = args.lessons and not stages.student_edition()
+        lessons = args.lessons and not registry("bench.py").student_edition
         build_first("the benchmark needs a GPU, so nothing was measured",
                     ["lesson_variants"] if lessons else ())
     require_answers("bench.py")
@@ -602,45 +677,53 @@ def main(argv):
     if args.steps:
         return run_steps(out or ROOT / "docs" / "results", block)
     if args.lessons:
-        chosen = {f"stage{number}": descriptions[number] for number in stage_dirs(descriptions)}
+        chosen = {stage: descriptions[stage] for stage in sum_stages(descriptions)}
         return run_lessons(chosen, metadata(False, None, block), out or ROOT / "docs" / "results")
     if args.multi_gpu:
-        return multi_gpu(out, block)
+        return multi_gpu(descriptions, out, block)
     if args.operations:
-        others = {number: d for number, d in descriptions.items() if d["operation"] != "sum"}
+        others = {stage: d for stage, d in descriptions.items() if d["operation"] != "sum"}
         return run_operations(others, metadata(False, None, block),
                               out or ROOT / "docs" / "results")
-    return sweep(args, stage_dirs(descriptions), block)
+    return sweep(args, sum_stages(descriptions), capstone_of(descriptions), block)
 
 
-def multi_gpu(out, block):
-    if not (BIN / "bench_allreduce").exists():
-        raise Stop("bench.py: error: stage 18 and bench_allreduce are not built: CMake found no "
-                   "NCCL (install it, e.g. apt install libnccl-dev, or set NCCL_ROOT, and "
-                   "configure again)", 1)
-    return run_multi_gpu(metadata(False, None, block), out or ROOT / "docs" / "results")
+def multi_gpu(descriptions, out, block):
+    """Stage 18 (the answer whose --describe says kind multi_gpu) against the capstone."""
+    spread = next((s for s, d in descriptions.items() if d["kind"] == "multi_gpu"), None)
+    if spread is None or not (BIN / "bench_allreduce").exists():
+        unbuilt = [s for s in registry().stages if "nccl" in s.needs and not s.built]
+        why = (build.unbuilt_line(unbuilt[0], "configure again") if unbuilt else
+               "the multi-GPU stage and bench_allreduce are not built: CMake found no NCCL "
+               "(install it, e.g. apt install libnccl-dev, or set NCCL_ROOT, and configure again)")
+        raise Stop(f"bench.py: error: {why}", 1)
+    return run_multi_gpu(capstone_of(descriptions), spread, metadata(False, None, block),
+                         out or ROOT / "docs" / "results")
 
 
-def sweep(args, dirs, block):
-    """The benchmark itself: every sum stage and the baselines at every size, then stage 14
-    and CUB in alternated process pairs."""
-    executables = ([(f"stage{number}", ()) for number in dirs] + [(b, ()) for b in BASELINES]
+def sweep(args, stages, capstone, block):
+    """The benchmark itself: every sum stage (`stages`, Stages) and the baselines at every
+    size, then stage 14 (`capstone`) and CUB in alternated process pairs."""
+    executables = ([(stage, ()) for stage in stages] + [(b, ()) for b in BASELINES]
                    + [("bench_read", ("--version", v)) for v in READ_VERSIONS])
-    missing = sorted({e for e, _ in executables + [("bench_memory", ())]
-                      if not (BIN / e).exists()})
-    if missing:
-        raise Stop(f"bench.py: error: {', '.join(missing)} not built; run scripts/bench.sh", 1)
+    unbuilt = missing([e for e, _ in executables] + ["bench_memory"])
+    if unbuilt:
+        raise Stop(f"bench.py: error: {', '.join(unbuilt)} not built; run scripts/bench.sh", 1)
     sizes = [MAIN_N] if args.quick else (args.sizes or SWEEP)
     # Small sizes get many runs: their times are a few microseconds, and the median of a
     # few dozen moves by the timer's step; large ones take long enough to settle sooner.
     repeat = lambda n: 5 if args.quick else (301 if n <= 1 << 20 else 50 if n <= MAIN_N else 20)
     memory = memory_peak()
-    rows = run_all(executables, sizes, repeat, args.dirty_l2, block)
-    pairs = run_pairs(rows, args.pairs, repeat, args.dirty_l2, block)
-    return conclude(args, sizes, rows, pairs, memory, block, dirs)
+    # One line per size: the sweep's runs, then the pairs' (the sweep's own pair the first).
+    progress = Progress("bench")
+    progress.plan(len(sizes) * len(executables), sum(map(work, sizes)) * len(executables))
+    progress.plan(pair_runs(args.pairs, sizes), sum(map(work, sizes)) * 2 * (args.pairs - 1))
+    rows = run_all(executables, sizes, repeat, args.dirty_l2, block, progress)
+    pairs = run_pairs(rows, capstone, args.pairs, repeat, args.dirty_l2, block, progress)
+    return conclude(args, sizes, rows, pairs, memory, block)
 
 
-def conclude(args, sizes, rows, pairs, memory, block, dirs, meta=None):
+def conclude(args, sizes, rows, pairs, memory, block, meta=None):
     """From the measured rows and pairs: the references, the table, the results and the
     summary printed; exit 1 if a run did not verify."""
     refs = floors.references(rows, memory)
@@ -649,7 +732,7 @@ def conclude(args, sizes, rows, pairs, memory, block, dirs, meta=None):
     main_n = MAIN_N if MAIN_N in sizes else sizes[-1]
     table = summary_table(rows, main_n)
     meta = meta or metadata(args.dirty_l2, floors.launch_ms(rows), block, memory, args.pairs)
-    write_results(args, sizes, rows, table, meta, dirs, pairs, summary, refs)
+    write_results(args, sizes, rows, table, meta, pairs, summary, refs)
     print()
     print(f"{meta['device']}, n = 2^{main_n.bit_length() - 1}, block {block}, {meta['cache']} L2")
     print(markdown_table(table))
@@ -688,10 +771,10 @@ def merge(args, paths):
     meta["commit"] = ",".join(sorted({s["meta"]["commit"] for s in saved}))
     args.dirty_l2 = meta["cache"] == "dirty"
     args.quick = False
-    return conclude(args, sizes, rows, pairs, memory, meta["block"], stage_folders_for_sum(), meta)
+    return conclude(args, sizes, rows, pairs, memory, meta["block"], meta)
 
 
-def write_results(args, sizes, rows, table, meta, dirs, pairs, summary, refs):
+def write_results(args, sizes, rows, table, meta, pairs, summary, refs):
     """results.csv, pairs.csv, results.json, the chart and the results page; after the full
     clean sweep, the README's and the lessons' tables and claims too."""
     # A partial clean run goes to the build folder: docs/results/ holds the full sweep.
@@ -713,7 +796,7 @@ def write_results(args, sizes, rows, table, meta, dirs, pairs, summary, refs):
     (out / "README.md").write_text(results_page(meta, table, rows, [r["name"] for r in table],
                                                 summary, refs))
     if sizes == SWEEP and not args.dirty_l2 and args.out is None:
-        update_docs(table, dirs, meta, summary)
+        update_docs(table, registry("bench.py"), meta, summary)
 
 
 if __name__ == "__main__":

@@ -24,7 +24,7 @@ import subprocess
 
 from course import describe
 from course.cli import Stop, run_main
-from course.gpu import (BIN, ROOT, answer_descriptions, build_first, require_answers,
+from course.gpu import (ROOT, Progress, answer_descriptions, build_first, require_answers,
                         require_device, write_csv)
 
 N = 1 << 24
@@ -58,13 +58,14 @@ def number(text):
 
 
 def profile(stage, takes_matrix):
+    """`stage`: a Stage; its answer's executable (the registry's) is profiled."""
     # Stages 06-14 name their kernels reduce_*, stage 15 max_* (and argmax_*, which runs once
     # after the timed runs, so the halving below still keeps the warm-up run's kernels),
     # stage 16 softmax_*, stage 17 layer_norm_*.
     shape = [] if takes_matrix else ["--n", str(N)]  # a row stage's default matrix holds N floats
     command = ["ncu", "--csv", "--clock-control", "none", "-k",
                "regex:reduce_|max_|softmax_|layer_norm_", "--metrics",
-               ",".join(METRICS.values()), str(BIN / f"stage{stage}"), *shape, "--repeat", "1"]
+               ",".join(METRICS.values()), str(stage.exe()), *shape, "--repeat", "1"]
     done = subprocess.run(command, capture_output=True, text=True)
     lines = done.stdout.splitlines()
     start = next((i for i, line in enumerate(lines) if line.startswith('"ID"')), None)
@@ -119,9 +120,13 @@ def main(argv):
     require_answers("counters.py")
     require_device("counters.py", "the counters need a GPU, so nothing was profiled")
     rows = []
-    for stage, description in sorted(answer_descriptions().items()):
-        rows.append(summarise(stage, profile(stage, describe.takes_rows(description))))
-        print(f"  profiled stage {stage}", flush=True)
+    descriptions = answer_descriptions()
+    progress = Progress("counters", "stages")
+    progress.plan(len(descriptions))
+    for stage, description in descriptions.items():
+        rows.append(summarise(f"{stage.number:02d}",
+                              profile(stage, describe.takes_rows(description))))
+        progress.step(note=f" (stage {stage.number:02d} profiled)")
     write_tables(rows, pathlib.Path(args.out))
     return 0
 

@@ -1,26 +1,43 @@
 """What the measuring modules (bench, counters and the benchmark's parts) share: where the
-build is, stopping with one line when there is no CUDA device to measure on, what each
-answer computes, one --csv run of an executable, and the floor model."""
+build is and its stages (the registry), stopping with one line when there is no CUDA device
+to measure on, what each answer computes, one --csv run of an executable, the floor model,
+and one progress line per step of a long run."""
 import csv
 import os
 import re
 import statistics
 import subprocess
+import time
 
-from course import build, describe, report, stages
+from course import build, report
+from course import registry as stage_registry
 from course.cli import Stop
 
-ROOT = stages.ROOT
+ROOT = stage_registry.ROOT
+# Where the baselines (bench_cub, bench_read, ...) are; a stage's file is its registry's.
 BIN = build.bin_dir()
+
+_registry = None
+
+
+def registry(program=None):
+    """The build's stage registry (build/stages.json, or REDUCE_BUILD_DIR's), read once; the
+    build is configured first where it never was."""
+    global _registry
+    if _registry is None:
+        _registry = build.registry(program)
+    return _registry
 
 
 def build_first(without_gpu, also=()):
     """What scripts/bench.sh and counters.sh do before measuring: build everything (and the
     targets `also`, which are not part of it), then say which device they measure on, or
     stop with 3 and one line when there is none."""
+    global _registry
     build.configure_and_build()
     if also:
         build.configure_and_build(also)
+    _registry = None  # configuring may have rewritten stages.json: read it again
     found, device = build.probe()
     if not found:
         raise Stop(f"{device}: {without_gpu}.", 3)
@@ -39,33 +56,93 @@ def require_device(script, without_gpu):
 
 def require_answers(script):
     """Exits 2 with one line in the student edition, which has no answers/ to measure."""
-    if stages.student_edition():
+    if registry(script).student_edition:
         raise Stop(f"{script}: error: this measures the reference answers in answers/, which the "
                    "student edition leaves out; time your own stage with scripts/run.sh --todo N", 2)
 
 
-def described(executable):
-    return describe.describe_or_stop(BIN / executable)
+def answers():
+    """The stages whose answer this build makes, in the registry's order (by number)."""
+    return [s for s in registry().stages if s.built and s.has_target(stage_registry.ANSWER)]
 
 
 def answer_descriptions():
-    """{'07': description, ...} for every answer's executable: what each computes (its
-    operation) and how it is called. The benchmark's table and the counters compare sums
-    with CUB's sum and pass --n, which the row stages refuse."""
-    return {f"{n:02d}": described(f"stage{n:02d}") for n in stages.numbers()
-            if stages.folder(n) and (ROOT / "answers" / stages.folder(n)).is_dir()}
+    """{Stage: description} for every answer's executable, by number: what each computes
+    (its operation, kind, versions, blocks, default block) and how it is called. The
+    benchmark's table and the counters compare sums with CUB's sum and pass --n, which the
+    row stages refuse."""
+    return {stage: stage.description(template=False) for stage in answers()}
+
+
+def resolve(executable):
+    """(name, file) of what a run calls: a Stage's answer (its CMake target and executable,
+    as the registry says) or a baseline by name (build/bin/<name>: bench_cub, ...)."""
+    if isinstance(executable, stage_registry.Stage):
+        return executable.target(stage_registry.ANSWER), executable.exe()
+    return executable, BIN / executable
+
+
+def missing(executables):
+    """The names of those executables (Stages or baselines' names) that are not built."""
+    return sorted({name for name, path in map(resolve, executables) if not path.exists()})
 
 
 def run_csv(executable, options):
-    """One run of build/bin/<executable> with --csv and the given options; its line as a
-    dict (name, executable, n, block, gpu_ms, gbps, relative_error, match)."""
-    command = [str(BIN / executable), *map(str, options), "--csv"]
+    """One run of an executable (a Stage's answer or a baseline's name) with --csv and the
+    given options; its line as a dict (name, executable: the target's name, n, block, gpu_ms,
+    gbps, relative_error, match)."""
+    name, path = resolve(executable)
+    command = [str(path), *map(str, options), "--csv"]
     done = subprocess.run(command, capture_output=True, text=True)
     row = report.csv_line(done.stdout)
     if done.returncode not in (0, 1) or row is None:
         raise RuntimeError(f"{' '.join(command)} exited {done.returncode}: {done.stderr.strip()}")
     typed = report.typed_csv_row(row)
-    return {"name": typed.pop("name"), "executable": executable, **typed}
+    return {"name": typed.pop("name"), "executable": name, **typed}
+
+
+class Progress:
+    """One line per step of a long run, `bench: 37/240 runs, about 4 min left`, rather than a
+    line per measurement. The time left is the pace so far applied to the work still planned;
+    `work` weighs a step (a run at 2^30 takes longer than one at 2^10), 1 by default."""
+
+    def __init__(self, program, unit="runs", clock=time.monotonic, out=None):
+        self.program, self.unit, self.clock, self.out = program, unit, clock, out
+        self.total = self.done = 0
+        self.total_work = self.done_work = 0.0
+        self.start = clock()
+
+    def plan(self, count, work=None):
+        """Adds `count` steps (of `work` in all) to what the run will do."""
+        self.total += count
+        self.total_work += count if work is None else work
+
+    def step(self, count=1, work=None, note=""):
+        """`count` steps done: prints the line (`note` after the count, e.g. ' (n = 2^24)')."""
+        self.done += count
+        self.done_work += count if work is None else work
+        print(f"{self.program}: {self.done}/{self.total} {self.unit}{note}, {self.left()}",
+              file=self.out, flush=True)
+
+    def left(self):
+        elapsed = self.clock() - self.start
+        if self.done >= self.total:
+            return f"done in {duration(elapsed)}"
+        if self.done_work <= 0:
+            return "time left not known yet"
+        remaining = elapsed / self.done_work * max(self.total_work - self.done_work, 0.0)
+        return f"about {duration(remaining)} left"
+
+
+def duration(seconds):
+    """'40 s', '4 min', '1 h 5 min': a time as a person would say it (1 s at the least)."""
+    seconds = max(1, int(round(seconds)))
+    if seconds < 60:
+        return f"{seconds} s"
+    minutes = int(round(seconds / 60))
+    if minutes < 60:
+        return f"{minutes} min"
+    return f"{minutes // 60} h {minutes % 60} min"
 
 
 def memory_peak():

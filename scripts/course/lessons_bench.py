@@ -4,30 +4,46 @@ stage 11's classic last warp) beside them, and stage 06 with and without its fil
 debug (-G) build. Everything at n = 2^24, seed 12345, each timed run from a clean L2 (as
 the benchmark), the median of 50 runs per process; three rounds, in turn, and the median
 of the three. Writes docs/results/lessons.md and lessons.csv.
+
+What is run comes from the stage registry (course.registry): each answer's target and file,
+and its variants (Stage.variants(), the executables bench/experiments/CMakeLists.txt builds
+from the patches, target lesson_variants).
 """
-import re
 import statistics
 import subprocess
 
 from course import report
-from course.gpu import BIN, ROOT, write_csv
+from course import registry as stage_registry
+from course.cli import Stop
+from course.gpu import ROOT, Progress, registry, write_csv
 
 N = 1 << 24
 ROUNDS = 3
 REPEAT = 50
-# The executables bench/experiments/CMakeLists.txt builds from the same patches.
-VARIANT_PATCHES = sorted(ROOT.glob("bench/experiments/variants/stage[0-9][0-9]_*/*.patch")) + [
-    ROOT / "tests/mistakes/stage11_unroll_last_warp/classic_volatile.patch"]
-VARIANTS = sorted(f"variant{p.parent.name[5:7]}_{p.stem}" for p in VARIANT_PATCHES)
+# The -G comparison: this stage's answer with and without its filter (the variant of that
+# name), built a second time with device debug information.
+DEBUG_STAGE = 6
+DEBUG_VARIANT = "no_filter"
 
 
-def swept(stages):
-    """The answers and the variants of those stages: a variant of a stage the sweep leaves
-    out (stage 20 times its copies, not blocks) is run by its own lesson's command."""
-    return list(stages) + [v for v in VARIANTS if f"stage{v[7:9]}" in stages]
+def swept(stages, build_dir=None):
+    """[(target name, file)]: the answers of those Stages, then their variants by name. A
+    variant of a stage the sweep leaves out (stage 20 times its copies, not blocks) is run
+    by its own lesson's command."""
+    answers = [(s.target(stage_registry.ANSWER), s.exe(build_dir=build_dir)) for s in stages]
+    variants = sorted(v for s in stages for v in s.variants(build_dir).values())
+    return answers + variants
 
 
-DEBUG_TARGETS = ["stage06", "variant06_no_filter"]
+def debug_pair(build_dir=None):
+    """[(target name, file)] of the -G comparison, in `build_dir` (default: the main build)."""
+    stage = registry().get(DEBUG_STAGE)
+    variants = stage.variants(build_dir) if stage else {}
+    if stage is None or DEBUG_VARIANT not in variants:
+        raise RuntimeError(f"the registry has no stage {DEBUG_STAGE} with a variant "
+                           f"'{DEBUG_VARIANT}' (bench/experiments/variants)")
+    return [(stage.target(stage_registry.ANSWER), stage.exe(build_dir=build_dir)),
+            variants[DEBUG_VARIANT]]
 
 
 def run(path, block):
@@ -45,44 +61,48 @@ def run(path, block):
 
 
 def debug_build():
-    """A second build folder with -G (device debug info, no device optimisation) for
-    the same GPUs as the main build; returns its bin/ folder."""
-    cache = (BIN.parent / "CMakeCache.txt").read_text()
-    archs = re.search(r"^CMAKE_CUDA_ARCHITECTURES:\w+=(.*)$", cache, re.M).group(1)
-    folder = BIN.parent / "debug-G"
+    """A second build folder with -G (device debug info, no device optimisation) for the
+    same GPUs as the main build (the registry's CUDA architectures); returns that folder."""
+    reg = registry()
+    if not reg.cuda_architectures:
+        raise RuntimeError(f"{reg.path} lists no CUDA architectures for the -G build to use")
+    folder = reg.build_dir / "debug-G"
+    targets = [name for name, _ in debug_pair()]
+    print(f"bench: building {' and '.join(targets)} with -G in {folder} ...", flush=True)
     steps = [["cmake", "-S", str(ROOT), "-B", str(folder), "-DCMAKE_BUILD_TYPE=Release",
-              "-DCMAKE_CUDA_FLAGS=-G", f"-DCMAKE_CUDA_ARCHITECTURES={archs}"],
-             ["cmake", "--build", str(folder), "-j", "8", "--target", *DEBUG_TARGETS]]
+              "-DCMAKE_CUDA_FLAGS=-G",
+              "-DCMAKE_CUDA_ARCHITECTURES=" + ";".join(reg.cuda_architectures)],
+             ["cmake", "--build", str(folder), "-j", "8", "--target", *targets]]
     for step in steps:
         done = subprocess.run(step, capture_output=True, text=True)
         if done.returncode != 0:
             raise RuntimeError(f"{' '.join(step)} failed:\n{done.stdout[-2000:]}{done.stderr[-2000:]}")
-    return folder / "bin"
+    return folder
 
 
-def executable(bin_dir, name):
-    return bin_dir / ("variants" if name.startswith("variant") else "") / name
-
-
-def measure(stages, blocks):
-    debug_bin = debug_build()
+def measure(stages, blocks, block):
+    """Every round: each of `stages` (and their variants) at every block size, then the -G
+    pair at `block`. One progress line per executable."""
+    release = swept(stages)
+    absent = [name for name, path in release if not path.exists()]
+    if absent:
+        raise Stop(f"bench.py: error: {', '.join(absent)} not built; run scripts/bench.sh "
+                   "--lessons (it builds the variants, target lesson_variants)", 1)
+    debug = debug_pair(debug_build())
+    progress = Progress("bench", "runs")
+    progress.plan(ROUNDS * (len(release) * len(blocks) + len(debug)))
     rows = []
     for round_ in range(1, ROUNDS + 1):
-        for name in swept(stages):
-            for block in blocks:
+        for name, path in release:
+            for size in blocks:
                 rows.append({"round": round_, "build": "release", "executable": name,
-                             "block": block, **run(executable(BIN, name), block)})
-        for name in DEBUG_TARGETS:
-            block = middle(blocks)
+                             "block": size, **run(path, size)})
+            progress.step(len(blocks), note=f" (round {round_} of {ROUNDS}, {name})")
+        for name, path in debug:
             rows.append({"round": round_, "build": "-G", "executable": name, "block": block,
-                         **run(executable(debug_bin, name), block)})
-        print(f"  round {round_} of {ROUNDS} done", flush=True)
+                         **run(path, block)})
+        progress.step(len(debug), note=f" (round {round_} of {ROUNDS}, the -G build)")
     return rows
-
-
-def middle(blocks):
-    """The block of the -G comparison: the middle size, the benchmark's (256)."""
-    return blocks[len(blocks) // 2]
 
 
 def median_ms(rows, build, name, block):
@@ -105,11 +125,11 @@ def sweep_table(rows, names, blocks):
     return "\n".join(lines)
 
 
-def sums_table(rows, block):
+def sums_table(rows, block, names):
     lines = ["| build | executable | GPU time, median (ms) | GPU sum, round 1 / 2 / 3 | matches |",
              "|---|---|---|---|---|"]
     for build in ("release", "-G"):
-        for name in DEBUG_TARGETS:
+        for name in names:
             picked = [r for r in rows if (r["build"], r["executable"], r["block"]) == (build, name, block)]
             sums = " / ".join(f"{float(r['gpu_sum']):.1f}" for r in picked)
             matches = sum(r["match"] for r in picked)
@@ -127,7 +147,7 @@ def error_lines(rows):
                      for (build, name, block), error in seen.items()) or "None."
 
 
-def write(rows, stages, blocks, meta, out):
+def write(rows, stages, blocks, block, meta, out):
     out.mkdir(parents=True, exist_ok=True)
     write_csv(out / "lessons.csv", rows, list(rows[0].keys()))
     cpu = next(r["cpu_sum"] for r in rows if r["cpu_sum"])
@@ -149,29 +169,32 @@ the [benchmark](README.md)), and reports the median of {REPEAT} runs; every exec
 ## Block size
 
 GPU time in ms, `build/bin/stageNN --block B` (the answers) and `build/bin/variants/variantNN_*`
-(the lessons' variants: patches in [bench/experiments/variants](../experiments/variants) and
+(the lessons' variants: patches in [bench/experiments/variants](../../bench/experiments/variants) and
 stage 11's classic last warp from [tests/mistakes](../../tests/mistakes/stage11_unroll_last_warp/classic_volatile.patch)).
 
-{sweep_table(rows, swept(stages), blocks)}
+{sweep_table(rows, [name for name, _ in swept(stages)], blocks)}
 
 Runs that failed (first line of the error):
 
 {error_lines(rows)}
 
-## Stage 06 without its filter, and the debug build
+## Stage {DEBUG_STAGE:02d} without its filter, and the debug build
 
-Block {middle(blocks)}. `-G` is the same source built with `-DCMAKE_CUDA_FLAGS=-G` (device debug
+Block {block}. `-G` is the same source built with `-DCMAKE_CUDA_FLAGS=-G` (device debug
 information, device optimisation off) in `build/debug-G`.
 
-{sums_table(rows, middle(blocks))}
+{sums_table(rows, block, [name for name, _ in debug_pair()])}
 """)
 
 
 def run_lessons(stages, meta, out):
-    """stages: {'stage07': its --describe, ...}, the answers to sweep over every block size
-    they accept (the first one's list: every stage takes the same sizes)."""
-    blocks = next(iter(stages.values()))["blocks"]
-    rows = measure(stages, blocks)
-    write(rows, stages, blocks, meta, out)
+    """stages: {Stage: its --describe}, the answers to sweep over every block size they
+    accept (the first one's list: every stage takes the same sizes); the -G pair runs at
+    the first one's default block (its --describe's default_block, the benchmark's)."""
+    first = next(iter(stages.values()))
+    blocks, block = first["blocks"], first["default_block"]
+    rows = measure(list(stages), blocks, block)
+    write(rows, list(stages), blocks, block, meta, out)
     print((out / "lessons.md").read_text())
-    return 0 if all(r["match"] for r in rows if r["executable"].startswith("stage")) else 1
+    answers = {s.target(stage_registry.ANSWER) for s in stages}
+    return 0 if all(r["match"] for r in rows if r["executable"] in answers) else 1

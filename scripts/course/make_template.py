@@ -8,7 +8,7 @@ checks that). Comment lines inside a TODO block are the student's hints and are 
 """
 import sys
 
-from course.stages import ROOT
+from course.registry import ROOT
 from course.todo_markers import without_block_code
 
 

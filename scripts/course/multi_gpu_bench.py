@@ -16,12 +16,15 @@ peer copy and add beside NCCL. Writes docs/results/multi_gpu.md and multi_gpu.cs
 import subprocess
 
 from course import build, report
-from course.gpu import BIN, floor_model, run_csv, write_csv
+from course.gpu import BIN, Progress, floor_model, run_csv, write_csv
 
 SIZES = [1 << 28, 1 << 29, 1 << 30, (1 << 31) - 1]
 REPEAT = 20
 TARGET_N = 1 << 30
 TARGET_SPEEDUP = 1.8
+# The scaling rows' parts besides the launch and the read: the capstone alone on one GPU
+# (stage 14) and the multi-GPU stage (stage 18); their executable is the target's name.
+CAPSTONE, SPREAD = "capstone", "spread"
 
 
 def visible_gpus():
@@ -34,28 +37,35 @@ def size_name(n):
     return f"2^{n.bit_length() - 1}" if n & (n - 1) == 0 else f"2^{n.bit_length()} - 1"
 
 
-def measure_scaling(gpus, block):
+def measure_scaling(capstone, spread, gpus, block, progress):
+    """`capstone` (stage 14) and `spread` (stage 18): their Stages, run by the registry's
+    files. The rows' part: launch, read, capstone (stage 14 alone) or spread (stage 18 on
+    `gpus` GPUs)."""
     rows = []
     options = lambda n: ["--n", n, "--block", block, "--repeat", REPEAT]
     rows.append(dict(run_csv("bench_launch", options(SIZES[0])), part="launch", gpus=1))
+    counts = (1, 2) if gpus >= 2 else (1,)
     for n in SIZES:
         rows.append(dict(run_csv("bench_read", options(n)), part="read", gpus=1))
-        rows.append(dict(run_csv("stage14", options(n)), part="stage14", gpus=1))
-        for k in (1, 2) if gpus >= 2 else (1,):
-            rows.append(dict(run_csv("stage18", options(n) + ["--gpus", k]), part="stage18",
-                             gpus=k))
-        print(f"  scaling, n = {size_name(n)} done", flush=True)
+        rows.append(dict(run_csv(capstone, options(n)), part=CAPSTONE, gpus=1))
+        for k in counts:
+            rows.append(dict(run_csv(spread, options(n) + ["--gpus", k]), part=SPREAD, gpus=k))
+        progress.step(2 + len(counts) + (n == SIZES[0]), note=f" (scaling, n = {size_name(n)})")
     return rows
 
 
-def measure_all_reduce(gpus):
+def scaling_runs(gpus):
+    return 1 + len(SIZES) * (2 + (2 if gpus >= 2 else 1))
+
+
+def measure_all_reduce(gpus, progress):
     """bench_allreduce's --csv rows as dicts (bytes, gpus, nccl_ms, ..., peer_match)."""
     command = [str(BIN / "bench_allreduce"), "--gpus", str(gpus), "--repeat", str(REPEAT), "--csv"]
     done = subprocess.run(command, capture_output=True, text=True)
     rows = report.csv_table(done.stdout, "bytes")
     if done.returncode not in (0, 1) or not rows:
         raise RuntimeError(f"{' '.join(command)} exited {done.returncode}: {done.stderr.strip()}")
-    print("  all-reduce done", flush=True)
+    progress.step(note=" (all-reduce)")
     return rows
 
 
@@ -74,13 +84,13 @@ def scaling_table(rows, model, gpus):
     for n in SIZES:
         pick = lambda part, k=1: next(r for r in rows if r["part"] == part and r["n"] == n
                                       and r["gpus"] == k)
-        one, capstone = pick("stage18"), pick("stage14")
+        one, capstone = pick(SPREAD), pick(CAPSTONE)
         floor = model["at"](n) if model else None
         cells = [size_name(n), us(floor) if floor else "", us(capstone["gpu_ms"]) + mark(capstone),
                  us(one["gpu_ms"]) + mark(one),
                  f"{one['gpu_ms'] / floor:.2f}" if floor else "", f"{one['gbps']:.0f}"]
         if gpus >= 2:
-            two = pick("stage18", 2)
+            two = pick(SPREAD, 2)
             speedup = one["gpu_ms"] / two["gpu_ms"]
             cells += [us(two["gpu_ms"]) + mark(two), f"{two['gbps']:.0f}", f"{speedup:.2f}x",
                       f"{speedup / 2:.0%}"]
@@ -115,8 +125,8 @@ def verdict(rows, gpus):
         return ("This machine shows one GPU, so the two-GPU column and the peer-copy version were "
                 f"not run; the target (at least {TARGET_SPEEDUP}x on two GPUs at "
                 f"{size_name(TARGET_N)}) is not measured here.")
-    one = next(r for r in rows if r["part"] == "stage18" and r["n"] == TARGET_N and r["gpus"] == 1)
-    two = next(r for r in rows if r["part"] == "stage18" and r["n"] == TARGET_N and r["gpus"] == 2)
+    one = next(r for r in rows if r["part"] == SPREAD and r["n"] == TARGET_N and r["gpus"] == 1)
+    two = next(r for r in rows if r["part"] == SPREAD and r["n"] == TARGET_N and r["gpus"] == 2)
     speedup = one["gpu_ms"] / two["gpu_ms"]
     held = "met" if speedup >= TARGET_SPEEDUP else f"missed by {TARGET_SPEEDUP - speedup:.2f}x"
     return (f"At {size_name(TARGET_N)}, two GPUs took {us(two['gpu_ms'])} us against "
@@ -165,10 +175,13 @@ the other's vector (`cudaMemcpyPeerAsync`), then adds the two.
 """
 
 
-def run_multi_gpu(meta, out):
+def run_multi_gpu(capstone, spread, meta, out):
+    """`capstone`: stage 14's Stage; `spread`: the multi-GPU stage's (18), from the registry."""
     gpus = visible_gpus()
-    scaling = measure_scaling(gpus, meta["block"])
-    all_reduce = measure_all_reduce(min(gpus, 2) if gpus >= 2 else 1)
+    progress = Progress("bench")
+    progress.plan(scaling_runs(gpus) + 1)
+    scaling = measure_scaling(capstone, spread, gpus, meta["block"], progress)
+    all_reduce = measure_all_reduce(min(gpus, 2) if gpus >= 2 else 1, progress)
     model = floor_model([r for r in scaling if r["part"] in ("launch", "read")])
     out.mkdir(parents=True, exist_ok=True)
     write_csv(out / "multi_gpu.csv", scaling)

@@ -12,7 +12,8 @@ version that fails there is marked and left out of "best". Writes docs/results/
 operations.md and operations.csv.
 """
 from course import describe
-from course.gpu import floor_model, run_csv, write_csv
+from course import registry as stage_registry
+from course.gpu import Progress, floor_model, run_csv, write_csv
 
 MAX_SIZES = [1 << k for k in (16, 20, 24, 28, 30)]
 MAX_MAIN_N = 1 << 24
@@ -28,13 +29,13 @@ def repeat_for(n):
 
 class Blocks:
     """The block sizes, from stage 15's --describe: every one for the max, every one but the
-    smallest for the rows (the sizes operations.md has always measured), and the middle one
-    (256) as the default."""
+    smallest for the rows (the sizes operations.md has always measured), and its default
+    block (default_block, 256) as the default."""
 
     def __init__(self, description):
         self.all = description["blocks"]
         self.rows = self.all[1:]
-        self.default = self.all[len(self.all) // 2]
+        self.default = description["default_block"]
 
 
 def tagged(row, **tags):
@@ -42,27 +43,42 @@ def tagged(row, **tags):
     return row
 
 
-def measure_max(stage, listed, blocks):
+MAX_BASELINES = ("bench_launch", "bench_read", "bench_cub_max")
+
+
+def max_runs(listed, blocks):
+    return len(MAX_SIZES) * (len(MAX_BASELINES) + 1) + len(listed) * len(blocks.all)
+
+
+def row_runs(listed, blocks):
+    return len(listed) + len(SHAPES) * ((len(listed) - 1) * len(blocks.rows) + 1)
+
+
+def measure_max(stage, listed, blocks, progress):
+    """`stage`: the max's Stage; its rows carry its target's name as their executable."""
     rows = []
     for n in MAX_SIZES:
-        for executable in ("bench_launch", "bench_read", "bench_cub_max", stage):
+        for executable in (*MAX_BASELINES, stage):
             options = ["--n", n, "--block", blocks.default, "--repeat", repeat_for(n)]
             rows.append(tagged(run_csv(executable, options), part="max", version=0))
-        print(f"  max, n = 2^{n.bit_length() - 1} done", flush=True)
+        progress.step(len(MAX_BASELINES) + 1, note=f" (max, n = 2^{n.bit_length() - 1})")
     for version, _ in listed:
         for block in blocks.all:
             options = ["--n", MAX_MAIN_N, "--block", block, "--version", version, "--repeat",
                        repeat_for(MAX_MAIN_N)]
             rows.append(tagged(run_csv(stage, options), part="max versions", version=version))
-    print("  max versions done", flush=True)
+        progress.step(len(blocks.all), note=f" (max, version {version})")
     return rows
 
 
-def measure_rows(stage, listed, blocks):
+def measure_rows(stage, listed, blocks, progress):
+    """`stage`: a row stage's Stage (softmax, layer norm)."""
+    name = stage.target(stage_registry.ANSWER)
     rows = []
     for version, _ in listed:
         probe = run_csv(stage, OFFSET_PROBE + ["--version", version])
         rows.append(tagged(probe, part="offset probe", version=version, shape=""))
+    progress.step(len(listed), note=f" ({name}, offset probe)")
     for r_count, c_count in SHAPES:
         shape = f"{r_count} x {c_count}"
         for version, _ in listed[:-1]:  # the last version picks one of the others
@@ -75,16 +91,17 @@ def measure_rows(stage, listed, blocks):
                    ROW_REPEAT]
         rows.append(tagged(run_csv(stage, options), part="rows default", version=len(listed),
                            shape=shape))
-        print(f"  {stage}, {shape} done", flush=True)
+        progress.step((len(listed) - 1) * len(blocks.rows) + 1, note=f" ({name}, {shape})")
     return rows
 
 
-def measure_copies():
+def measure_copies(progress):
     rows = []
     for r_count, c_count in SHAPES:
         options = ["--n", r_count * c_count, "--repeat", ROW_REPEAT]
         rows.append(tagged(run_csv("bench_copy", options), part="copy", version=0,
                            shape=f"{r_count} x {c_count}"))
+    progress.step(len(SHAPES), note=" (copies)")
     return rows
 
 
@@ -225,21 +242,28 @@ copy. "Default" is the stage run without `--version` (the version that picks by 
 
 
 def run_operations(stages, meta, out):
-    """stages: {'15': description, '16': ..., '17': ...}, the answers that are not sums,
-    each with its --describe (operation, versions, blocks)."""
-    max_number = next(n for n, d in stages.items() if d["operation"] == "max")
-    max_stage, max_listed = f"stage{max_number}", describe.versions(stages[max_number])
-    row_stages = [(f"stage{n}", describe.versions(d)) for n, d in stages.items()
-                  if describe.takes_rows(d)]
+    """stages: {Stage: description} for the answers that are not sums (15, 16, 17), each
+    with its --describe (operation, kind, versions, blocks, default block). The page names
+    each by its target (the registry's)."""
+    max_stage = next(s for s, d in stages.items() if d["operation"] == "max")
+    max_target = max_stage.target(stage_registry.ANSWER)
+    max_listed = describe.versions(stages[max_stage])
+    row_stages = [s for s, d in stages.items() if describe.takes_rows(d)]
+    listed = {s: describe.versions(stages[s]) for s in row_stages}
     # "layer_norm" -> "layer norm": the operation in words.
-    names = {f"stage{n}": d["operation"].replace("_", " ") for n, d in stages.items()}
-    blocks = Blocks(stages[max_number])
-    rows = measure_max(max_stage, max_listed, blocks)
-    for executable, listed in row_stages:
-        rows += measure_rows(executable, listed, blocks)
-    rows += measure_copies()
+    names = {s.target(stage_registry.ANSWER): d["operation"].replace("_", " ")
+             for s, d in stages.items()}
+    blocks = Blocks(stages[max_stage])
+    progress = Progress("bench")
+    progress.plan(max_runs(max_listed, blocks) + len(SHAPES)
+                  + sum(row_runs(listed[s], blocks) for s in row_stages))
+    rows = measure_max(max_stage, max_listed, blocks, progress)
+    for stage in row_stages:
+        rows += measure_rows(stage, listed[stage], blocks, progress)
+    rows += measure_copies(progress)
     model = floor_model(rows)
-    max_name = next(r["name"] for r in rows if r["executable"] == max_stage and r["version"] == 0)
+    max_name = next(r["name"] for r in rows if r["executable"] == max_target and r["version"] == 0)
+    row_stages = [(s.target(stage_registry.ANSWER), listed[s]) for s in row_stages]
     out.mkdir(parents=True, exist_ok=True)
     write_csv(out / "operations.csv", rows)
     text = page(meta, rows, max_name, max_listed, row_stages, names, model, blocks)

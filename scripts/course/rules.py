@@ -1,7 +1,8 @@
 """What the student check (course.check) concludes from each tool's output: one verdict
-per check with a failure key (course.hints holds the key's sentence). The harness and the
-GPU suites name their failures themselves, `reduce-failure: <key> <details>` lines; the
-rules here read those keys, the test names, the GPU values and the tools' summaries.
+per check with a failure key (course.hints holds the key's sentence). The harness names its
+failures itself, `reduce-failure: <key> <details>` lines; each GPU test records in the
+suite's JSON report the key it stands for, its case and its failing values
+(tests/gpu/test_facts.h). The rules here read those, and the tools' summaries.
 """
 import math
 import pathlib
@@ -35,29 +36,33 @@ def rule_files(stage_dir):
 
 # ---------------------------------------------------------------------------- tests
 def failed_tests(report):
-    """[(test name without the block, block label, [messages])] from gtest's JSON."""
-    failed = []
-    for suite in report.get("testsuites", []):
-        for test in suite.get("testsuite", []):
-            if not test.get("failures"):
-                continue
-            name, _, label = test["name"].partition("/")
-            # "block32", or "block32_version3" in a suite that also runs versions
-            block = re.match(r"block\d+", label)
-            block = block.group(0) if block else label
-            failed.append((name, block, [f.get("failure", "") for f in test["failures"]]))
-    return failed
+    """The failed tests' objects in gtest's JSON report: the name, the failures and the
+    facts the test recorded (tests/gpu/test_facts.h), which are string-valued keys."""
+    return [test for suite in report.get("testsuites", []) for test in suite.get("testsuite", [])
+            if test.get("failures")]
 
 
-def gpu_values(messages):
+def test_key(test):
+    """The failure key a failed test stands for. A test that recorded none (a suite built
+    before the tests recorded their facts) is taken for a wrong value."""
+    return test.get("reduce_key") or "tests.wrong"
+
+
+def gpu_values(failed):
+    """Every GPU value of the failed tests' failing comparisons, as numbers."""
     values = []
-    for message in messages:
-        for word in re.findall(r"GPU (\S+?),", message):
+    for test in failed:
+        for word in str(test.get("gpu_value", "")).split():
             try:
                 values.append(float(word))
-            except ValueError:
+            except ValueError:  # an argmax that found no index says "none"
                 pass
     return values
+
+
+def failed_blocks(failed):
+    """The block sizes of the failed tests, as numbers (None for a test that has none)."""
+    return {int(t["block"]) if str(t.get("block", "")).isdigit() else None for t in failed}
 
 
 def sync_check_key(text, source):
@@ -74,52 +79,50 @@ def sync_check_key(text, source):
     return key
 
 
-# The keys the harness and the suites print, most telling first: a lost ticket or a
+# The keys the harness prints and the tests record, most telling first: a lost ticket or a
 # misaligned load explains the CUDA error that follows it, a shard or NCCL mistake the
-# wrong totals. tests.leak stays with its test's name below, as before.
+# wrong totals. The other keys the tests record count only when they fail alone, below.
 FAILURE_KEY = re.compile(r"reduce-failure: (\S+)")
 KEY_PRIORITY = ("tests.ticket", "tests.misaligned", "tests.device", "tests.nccl_usage",
                 "tests.shards", "tests.nccl_error", "tests.cuda_error")
+# The row stages' keys whose test, failing alone, names the mistake even when its outputs
+# are NaN (as an overflow's are).
+ALONE_BEFORE_VALUES = ("tests.masked", "tests.overflow", "tests.cancellation")
+# A GPU value this large holds the 2^100 that common/harness/shared_poison.h leaves in
+# shared memory: a value read before anything was written there.
+POISON = 1e29
 
 
 def classify_suite(text, failed, source=None):
-    """The failure key for a suite run whose output is `text`."""
-    messages = [m for _, _, ms in failed for m in ms]
-    everything = text + "\n".join(messages)
-    misuse = sync_check_key(everything, source)
+    """The failure key for a suite run whose output is `text` and whose failed tests are
+    `failed` (failed_tests)."""
+    # The harness prints its lines on the process's output; the failures' messages are
+    # for people.
+    misuse = sync_check_key(text, source)
     if misuse:
         return misuse
-    keys = set(FAILURE_KEY.findall(everything))
+    kinds = {test_key(test) for test in failed}
+    keys = set(FAILURE_KEY.findall(text)) | kinds
     named = next((key for key in KEY_PRIORITY if key in keys), None)
     if named:
         return named
-    names = {name for name, _, _ in failed}
-    # The row stages' tests whose failure alone names the mistake, NaN outputs or not.
-    for name, key in (("MaskedValuesComeOutZero", "tests.masked"),
-                      ("LogitsOfPlusMinusAThousandMatch", "tests.overflow"),
-                      ("LargeOffsetNeedsTwoPassesOrWelford", "tests.cancellation")):
-        if names == {name}:
-            return key
-    values = gpu_values(messages)
-    if any(math.isfinite(v) and abs(v) >= 1e29 for v in values):
+    alone = next(iter(kinds)) if len(kinds) == 1 else None
+    if alone in ALONE_BEFORE_VALUES:
+        return alone
+    values = gpu_values(failed)
+    if any(math.isfinite(v) and abs(v) >= POISON for v in values):
         return "tests.poison"
     if any(math.isnan(v) for v in values):
         return "tests.nan"
-    # Every test of stage 15's ArgmaxSuite names the argmax, the hidden-seed one included
-    # (HiddenSeedArgmax), and no test of its MaxSuite does.
-    if names and all("Argmax" in name for name in names):
-        return "tests.argmax"
-    if failed and {block for _, block, _ in failed} == {"block32"}:
+    # Every test of stage 15's ArgmaxSuite stands for the argmax, the hidden-seed one
+    # included, so a wrong argmax keeps its key at block 32 too.
+    if alone == "tests.argmax":
+        return alone
+    if failed_blocks(failed) == {32}:
         return "tests.block32"
-    for name, key in (("SameInputGivesBitIdenticalSums", "tests.repeat"),
-                      ("NanAnywhereGivesNan", "tests.nan_rule"),
-                      ("NanSpoilsOnlyItsRow", "tests.nan_rule"),
-                      ("InputIsUnchanged", "tests.input"),
-                      ("DeviceMemoryIsGivenBack", "tests.leak"),
-                      ("ExactIntegerInputGivesExactSum", "tests.exact")):
-        if names == {name}:
-            return key
-    return "tests.wrong"
+    # tests.repeat, tests.nan_rule, tests.input, tests.leak, tests.exact: one kind of test
+    # failing alone names the mistake; any mix of kinds is a wrong value.
+    return alone or "tests.wrong"
 
 
 def judge_suite(code, text, report, log, source=None):
@@ -137,15 +140,23 @@ def judge_suite(code, text, report, log, source=None):
     key = classify_suite(text, failed, source)
     if not failed:
         line = re.search(r"reduce-check: (\S+) at \S*?([^/\s]+:\d+)", text)
+        if line is None:  # a failing exit with every test passed and nothing misused
+            return Verdict("tests", False, f"{total}개 모두 통과했지만 테스트 프로그램이 exit "
+                           f"{code}로 끝남", "tests.crash", log)
         return Verdict("tests", False, f"{total}개 모두 통과했지만 {line.group(1)} 오용 "
                        f"({line.group(2)})", key, log)
-    labels = {b for _, b, _ in failed}
-    blocks = sorted((b for b in labels if b.startswith("block")),
-                    key=lambda b: int(b[5:]) if b[5:].isdigit() else 0)
-    where = f" (block {', '.join(b[5:] for b in blocks)})" if 0 < len(blocks) < 6 else ""
-    gpus = sorted(b[4:] for b in labels if re.fullmatch(r"gpus\d+", b))
-    where += f" (GPU {', '.join(gpus)}개로 돌린 경우)" if gpus else ""
-    return Verdict("tests", False, f"{total}개 중 {len(failed)}개 실패{where}", key, log)
+    return Verdict("tests", False, f"{total}개 중 {len(failed)}개 실패{where_failed(failed)}",
+                   key, log)
+
+
+def where_failed(failed):
+    """The failed cases for the verdict's detail, from the tests' recorded facts: their
+    blocks when few enough to be worth naming, " (block 32, 64)", and their GPU counts."""
+    blocks = sorted(b for b in failed_blocks(failed) if b is not None)
+    where = f" (block {', '.join(map(str, blocks))})" if 0 < len(blocks) < 6 else ""
+    gpus = sorted({int(t["gpus"]) for t in failed if str(t.get("gpus", "")).isdigit()})
+    where += f" (GPU {', '.join(map(str, gpus))}개로 돌린 경우)" if gpus else ""
+    return where
 
 
 # ---------------------------------------------------------------------------- sanitizers
@@ -199,11 +210,12 @@ def judge_build(text, source, log):
 
 
 # ---------------------------------------------------------------------------- progress
-def progress_line(number, directory, status, results):
-    title = f"stage {number:02d} {directory.name[8:]}"
+def progress_line(number, folder, status, results):
+    """One stage's row of the progress table; `folder` is its folder's name, printed whole
+    (stage07_interleaved)."""
     if status == "not_started":
-        return f"⬜ {title}: 시작 전"
+        return f"⬜ {folder}: 시작 전"
     if status == "pass":
-        return f"✅ {title}: 통과 (검사 {len(results)}개)"
+        return f"✅ {folder}: 통과 (검사 {len(results)}개)"
     first = next(r for r in results if not r.ok)
-    return f"❌ {title}: {LABELS[first.name]} — {first.detail}. 자세히: scripts/check.sh {number}"
+    return f"❌ {folder}: {LABELS[first.name]} — {first.detail}. 자세히: scripts/check.sh {number}"

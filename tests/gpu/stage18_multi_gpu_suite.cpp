@@ -32,6 +32,7 @@ class MultiGpuSuite : public GpuSuite<int> {
   }
 
   int gpus() const { return GetParam(); }
+  void record_case() const override { record_fact("gpus", gpus()); }
 
   std::string where(std::size_t n, unsigned block) const {
     return std::to_string(gpus()) + " GPU(s), n = " + std::to_string(n) +
@@ -46,24 +47,25 @@ class MultiGpuSuite : public GpuSuite<int> {
     const ReferenceSum ref = reference_sum(input.data(), input.size());
     for (int g = 0; g < gpus(); ++g) {
       const Verdict verdict = verify(totals[g], ref, input.size());
-      EXPECT_TRUE(verdict.match) << at << ": GPU " << totals[g] << ", CPU " << ref.sum
-                                 << " on GPU " << g << ", relative error "
-                                 << verdict.relative_error << " > tolerance " << verdict.tolerance;
+      EXPECT_TRUE(compared(verdict.match, totals[g], ref.sum))
+          << at << ": GPU " << totals[g] << ", CPU " << ref.sum << " on GPU " << g
+          << ", relative error " << verdict.relative_error << " > tolerance " << verdict.tolerance;
       EXPECT_EQ(totals[g], totals[0]) << at << ": GPU " << g << " and GPU 0 hold different totals";
     }
   }
 };
 
 TEST_P(MultiGpuSuite, ShardsFollowEachOtherAndCoverN) {
+  stands_for("tests.shards");
   for (int k = 1; k <= 8; ++k) {
     for (std::size_t n : {std::size_t{1}, std::size_t{2}, std::size_t{7}, std::size_t{8},
                           std::size_t{9}, std::size_t{1000}, std::size_t{65537},
                           std::size_t{2147483647}}) {
       const std::vector<Shard> shards = shards_for(*stage_plan().multi_gpu, n, k);
-      EXPECT_EQ(shard_problem(shards, n), "") << "reduce-failure: tests.shards " << k << " GPUs, n = " << n;
+      EXPECT_EQ(shard_problem(shards, n), "") << k << " GPUs, n = " << n;
       for (int g = 0; g < k; ++g) {
         EXPECT_LE(shards[g].count, (n + k - 1) / k)
-            << "reduce-failure: tests.shards shard_of(" << n << ", " << k << ", " << g << ") holds " << shards[g].count
+            << "shard_of(" << n << ", " << k << ", " << g << ") holds " << shards[g].count
             << " elements: no GPU should get more than ceil(n / gpus) (TODO 1)";
       }
     }
@@ -79,6 +81,7 @@ TEST_P(MultiGpuSuite, DefaultInputMatchesOnEveryGpu) {
 
 // The instructors' grader runs this on its secret seed (suite_fixture.h's hidden_seed()).
 TEST_P(MultiGpuSuite, HiddenSeedInputMatchesOnEveryGpu) {
+  runs_on_hidden_seed();
   MultiGpuRunner runner(*stage_plan().multi_gpu, gpus());
   const std::vector<float> input = generate_input(kDefaultN, hidden_seed());
   runner.upload(input);
@@ -95,6 +98,7 @@ TEST_P(MultiGpuSuite, EveryBlockAndOddLengthMatches) {
 }
 
 TEST_P(MultiGpuSuite, ExactIntegerInputGivesExactSum) {
+  stands_for("tests.exact");
   // Any element dropped or counted twice, on any GPU, changes the total.
   MultiGpuRunner runner(*stage_plan().multi_gpu, gpus());
   for (std::size_t n : {std::size_t{3}, std::size_t{65537}, std::size_t{1} << 22}) {
@@ -103,12 +107,15 @@ TEST_P(MultiGpuSuite, ExactIntegerInputGivesExactSum) {
     runner.upload(input);
     const std::vector<float> totals = runner.run(256);
     for (int g = 0; g < gpus(); ++g) {
-      EXPECT_EQ(totals[g], static_cast<float>(exact)) << where(n, 256) << ", GPU " << g;
+      EXPECT_TRUE(compared(totals[g] == static_cast<float>(exact), totals[g],
+                           static_cast<double>(exact)))
+          << where(n, 256) << ", GPU " << g << ": " << totals[g] << ", exact " << exact;
     }
   }
 }
 
 TEST_P(MultiGpuSuite, SameInputGivesBitIdenticalSums) {
+  stands_for("tests.repeat");
   MultiGpuRunner runner(*stage_plan().multi_gpu, gpus());
   const std::vector<float> input = generate_input((1u << 22) + 5, 7u);
   runner.upload(input);

@@ -1,6 +1,7 @@
-// What every stage's GPU suite does around each test: skip without a CUDA device, and
-// fail a test after which common/harness/sync_checks.cuh (built into the suites of a student's
-// file) reported a misused barrier or warp intrinsic.
+// What every stage's GPU suite does around each test: record the facts the student check
+// and the grader read (tests/gpu/test_facts.h), skip without a CUDA device, and fail a test
+// after which common/harness/sync_checks.cuh (built into the suites of a student's file)
+// reported a misused barrier or warp intrinsic.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -14,6 +15,7 @@
 #include "common/harness/device.h"
 #include "common/harness/input.h"
 #include "common/stage.h"
+#include "tests/gpu/test_facts.h"
 
 // Defined by common/harness/sync_checks.cuh, which only the suites built from a student's file
 // include; weak, so the answers' suites link without it.
@@ -21,10 +23,10 @@ extern "C" int reduce_sync_checks_take_report() __attribute__((weak));
 
 namespace reduce {
 
-// The seed of each suite's HiddenSeed* test: REDUCE_HIDDEN_SEED where the instructors'
-// grader (scripts/grade.sh --secret-seed) sets it, else the default input's seed. The test
-// is visible to everyone; the seed the grader uses is not, so a kernel that remembers the
-// default input's answer fails it.
+// The seed of each suite's hidden-seed test (the one that calls runs_on_hidden_seed()):
+// REDUCE_HIDDEN_SEED where the instructors' grader (scripts/grade.sh --secret-seed) sets it,
+// else the default input's seed. The test is visible to everyone; the seed the grader uses
+// is not, so a kernel that remembers the default input's answer fails it.
 inline std::uint32_t hidden_seed() {
   const char* text = std::getenv("REDUCE_HIDDEN_SEED");
   if (text == nullptr || *text == '\0') return kDefaultSeed;
@@ -35,10 +37,26 @@ template <typename Param>
 class GpuSuite : public ::testing::TestWithParam<Param> {
  protected:
   void SetUp() override {
+    stands_for("tests.wrong");  // until the test names a more telling key
+    record_case();
     const DeviceProbe probe = probe_devices();
     if (probe.count == 0) GTEST_SKIP() << "no CUDA device: " << probe.problem;
-    CUDA_CHECK(cudaSetDevice(0));
+    select_device();
   }
+
+  // A CUDA error here (an earlier test's, left in the context) fails the test without
+  // stopping it, so the body still records its hidden mark before its own first CUDA call
+  // fails: a hidden-seed test stopped in SetUp would not count among the hidden tests.
+  static void select_device() {
+    try {
+      CUDA_CHECK(cudaSetDevice(0));
+    } catch (const CudaError& error) {
+      ADD_FAILURE() << error.what();
+    }
+  }
+
+  // Records the case's parameters (block, version or gpus) that the check's details name.
+  virtual void record_case() const = 0;
 
   void TearDown() override {
     if (reduce_sync_checks_take_report != nullptr && reduce_sync_checks_take_report()) {
@@ -55,6 +73,19 @@ class VersionBlockSuite : public GpuSuite<std::tuple<int, unsigned>> {
   int version() const { return std::get<0>(GetParam()); }
   unsigned block() const { return std::get<1>(GetParam()); }
   StagePlan plan() const { return with_version(stage_plan(), version()); }
+
+  // Version 0 is the stage's own launch in a stage with one version: no version to name.
+  void record_case() const override {
+    record_fact("block", block());
+    if (version() != 0) record_fact("version", version());
+  }
+};
+
+// A suite over the block size alone.
+class BlockSuite : public GpuSuite<unsigned> {
+ protected:
+  unsigned block() const { return GetParam(); }
+  void record_case() const override { record_fact("block", block()); }
 };
 
 }  // namespace reduce

@@ -12,6 +12,7 @@ default seed's input, a kernel that never ends, code that opens a socket, and a 
 test file beside a wrong solution. The results stay in BUILD/grade-test/ to look at."""
 import argparse
 import json
+import os
 import pathlib
 import shutil
 import subprocess
@@ -20,7 +21,7 @@ import zipfile
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "scripts"))  # the package, also when run by hand
-from course import report  # noqa: E402
+from course import registry, report  # noqa: E402
 from course.grade import synthetic  # noqa: E402
 
 STAGE = 9
@@ -48,13 +49,19 @@ def first_input_value(seed):
     return (y >> 8) / 16777216.0
 
 
+def answer_exe(bin_dir):
+    """The stage's answer executable in the build whose bin/ is `bin_dir` (its registry)."""
+    return registry.load(bin_dir.parent, "grade_class_test").stage(STAGE).exe()
+
+
 def cpu_sum(bin_dir, seed):
     """The CPU reference sum of the default-size input of `seed`, as the answer reports it."""
-    done = subprocess.run([str(bin_dir / f"stage{STAGE:02d}"), "--n", str(N), "--seed", str(seed)],
+    exe = answer_exe(bin_dir)
+    done = subprocess.run([str(exe), "--n", str(N), "--seed", str(seed)],
                           capture_output=True, text=True, timeout=300)
     value = report.parse_report(done.stdout)["cpu_value"]
     if value is None:
-        raise SystemExit(f"stage{STAGE:02d} printed no CPU sum:\n{done.stdout}{done.stderr}")
+        raise SystemExit(f"{exe.name} printed no CPU sum:\n{done.stdout}{done.stderr}")
     return float(value)
 
 
@@ -174,6 +181,8 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--bin-dir", type=pathlib.Path, required=True)
     args = parser.parse_args()
+    # The stages, the answers and the grader's own registry: those of the build under test.
+    os.environ["REDUCE_BUILD_DIR"] = str(args.bin_dir.resolve().parent)
     probe_exe = args.bin_dir / "reduce_probe"
     if not probe_exe.exists():
         print(f"{probe_exe} is not built: build the project first")

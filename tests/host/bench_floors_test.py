@@ -7,14 +7,17 @@ H100; the pairs are at or below CUB at 2^24, a tie at 2^28 and slower at 2^30.""
 import contextlib
 import csv
 import io
+import json
+import os
 import pathlib
 import sys
 import tempfile
 import unittest
+from unittest import mock
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "scripts"))  # the package, also when run by hand
-from course import bench, floors  # noqa: E402
+from course import bench, floors, gpu, registry  # noqa: E402
 
 FIXTURES = pathlib.Path(__file__).resolve().parent / "fixtures"
 MEMORY = {"memory_clock_khz": 2619000, "bus_width_bits": 5120,
@@ -38,6 +41,24 @@ def rows():
 
 def pairs():
     return load("bench_pairs.csv", ("n", "pair", "capstone_ms", "cub_ms"))
+
+
+def registry_data(numbers):
+    """A build/stages.json (cmake/stages.cmake's shape) holding the stages `numbers`."""
+    stages = [{"number": n, "folder": f"stage{n:02d}_fixture", "needs": [], "allows": [],
+               "built": True, "why_not_built": None, "variants": {},
+               "targets": {registry.ANSWER: {"name": f"answer{n}", "path": f"bin/answer{n}"}}}
+              for n in numbers]
+    return {"schema": registry.SCHEMA, "source_dir": str(ROOT), "student_edition": False,
+            "nccl": False, "cuda_architectures": ["90-real"], "architectures_from": "a test",
+            "gpu_slots": 1, "stages": stages}
+
+
+def fake_registry(numbers, folder):
+    """The registry of a build in `folder` with the stages `numbers` (written there)."""
+    path = pathlib.Path(folder) / registry.FILE
+    path.write_text(json.dumps(registry_data(numbers)))
+    return registry.load(folder)
 
 
 def meta():
@@ -138,23 +159,100 @@ class Pairs(unittest.TestCase):
         calls = []
 
         def fake_measure(executable, n, repeat, dirty, block, extra=()):
-            calls.append((executable, n))
-            name = "Stage 14" if executable == "stage14" else "CUB"
+            target, _ = gpu.resolve(executable)  # a Stage runs its registry target
+            calls.append((target, n))
+            name = "Stage 14" if target == "answer14" else "CUB"
             return {"name": name, "n": n, "gpu_ms": 1.0 if name == "CUB" else 0.99,
                     "gbps": 1.0, "match": True}
 
-        real, bench.measure = bench.measure, fake_measure
-        try:
-            with contextlib.redirect_stdout(io.StringIO()):
-                found = bench.run_pairs(swept, 5, lambda n: 3, False, 256)
-        finally:
-            bench.measure = real
+        with tempfile.TemporaryDirectory() as folder:
+            capstone = fake_registry([7, 14], folder).get(14)
+            out = io.StringIO()
+            with mock.patch.object(bench, "measure", fake_measure), \
+                    contextlib.redirect_stdout(out):
+                found = bench.run_pairs(swept, capstone, 5, lambda n: 3, False, 256)
         self.assertEqual(len(found), 15)  # 5 per size, the sweep's own pair the first
         at24 = [c for c in calls if c[1] == N24]
         self.assertEqual(len(at24), 8)
-        self.assertEqual([c[0] for c in at24[:4]], ["bench_cub", "stage14", "stage14", "bench_cub"])
+        self.assertEqual([c[0] for c in at24[:4]],
+                         ["bench_cub", "answer14", "answer14", "bench_cub"])
         self.assertEqual([p["first"] for p in found if p["n"] == N24],
                          ["Stage 14", "CUB", "Stage 14", "CUB", "Stage 14"])
+        # One progress line per size, not one per run.
+        lines = out.getvalue().splitlines()
+        self.assertEqual(len(lines), 3)
+        self.assertTrue(lines[0].startswith("bench: 8/24 runs (pairs, n = 2^24), "), lines[0])
+        self.assertIn("done in", lines[-1])
+
+
+class Progress(unittest.TestCase):
+    def test_one_line_per_step_with_the_time_left(self):
+        now = [0.0]
+        out = io.StringIO()
+        progress = gpu.Progress("bench", clock=lambda: now[0], out=out)
+        progress.plan(240)
+        now[0] = 60.0
+        progress.step(37)
+        now[0] = 390.0
+        progress.step(203, note=" (n = 2^30)")
+        self.assertEqual(out.getvalue().splitlines(),
+                         ["bench: 37/240 runs, about 5 min left",
+                          "bench: 240/240 runs (n = 2^30), done in 6 min"])
+
+    def test_weighted_steps(self):
+        now = [0.0]
+        out = io.StringIO()
+        progress = gpu.Progress("bench", clock=lambda: now[0], out=out)
+        progress.plan(2, work=7.0)
+        now[0] = 10.0
+        progress.step(1, work=1.0)  # a cheap run first: the expensive one is still ahead
+        self.assertEqual(out.getvalue().strip(), "bench: 1/2 runs, about 1 min left")
+
+    def test_durations(self):
+        self.assertEqual([gpu.duration(s) for s in (4, 59.4, 95, 3600, 4000)],
+                         ["4 s", "59 s", "2 min", "1 h 0 min", "1 h 7 min"])
+
+
+class Registry(unittest.TestCase):
+    """What the benchmark takes from the stage registry rather than from names."""
+
+    def test_the_block_is_the_capstones_default_not_the_middle_of_its_list(self):
+        with tempfile.TemporaryDirectory() as folder:
+            reg = fake_registry([7, 14], folder)
+            described = {"operation": "sum", "blocks": [32, 64, 128, 256, 512, 1024]}
+            descriptions = {reg.get(7): dict(described, default_block=256),
+                            reg.get(14): dict(described, default_block=128)}
+            self.assertEqual(bench.bench_block(descriptions), 128)
+            self.assertEqual(bench.sum_stages(descriptions), [reg.get(7), reg.get(14)])
+            self.assertEqual(gpu.resolve(reg.get(14)),
+                             ("answer14", pathlib.Path(folder) / "bin" / "answer14"))
+            self.assertEqual(gpu.resolve("bench_cub"), ("bench_cub", gpu.BIN / "bench_cub"))
+
+    def saved(self, folder, numbers):
+        path = pathlib.Path(folder) / "results.json"
+        path.write_text(json.dumps({"meta": meta(), "pair_summary": [],
+                                    "summary": [{"name": f"Stage {n}"} for n in numbers]
+                                    + [{"name": "CUB"}]}))
+        return path
+
+    def test_check_docs_skips_a_partial_edition(self):
+        # export_student.sh --stages 6-10 keeps the README's table of every stage.
+        with tempfile.TemporaryDirectory() as folder:
+            fake_registry([6, 7, 8, 9, 10], folder)
+            out = io.StringIO()
+            with mock.patch.dict(os.environ, {"REDUCE_BUILD_DIR": folder}), \
+                    contextlib.redirect_stdout(out):
+                code = bench.rewrite_docs(self.saved(folder, [7, 11, 14]), check=True)
+            self.assertEqual(code, 77)
+            lines = out.getvalue().splitlines()
+            self.assertEqual(len(lines), 1)
+            self.assertIn("measured stages 11, 14, which this tree does not have", lines[0])
+            # --docs-only there would write links to lessons that are not there: it refuses.
+            with mock.patch.dict(os.environ, {"REDUCE_BUILD_DIR": folder}), \
+                    mock.patch.object(gpu, "_registry", None):
+                with self.assertRaises(bench.Stop) as caught:
+                    bench.rewrite_docs(self.saved(folder, [7, 11, 14]), check=False)
+            self.assertEqual(caught.exception.code, 2)
 
 
 class Page(unittest.TestCase):

@@ -8,7 +8,7 @@ import unittest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "scripts"))  # the package, also when run by hand
-from course import check, hints, rules, stages  # noqa: E402
+from course import build, check, hints, rules  # noqa: E402
 
 def marker(k, which):
     # Built here, not written out, so this file holds no TODO block of its own (the student
@@ -79,39 +79,83 @@ class SanitizerVerdicts(unittest.TestCase):
         self.assertEqual(self.judge("memcheck", text).key, "memcheck")
 
 
-def report(failures):
-    tests = [{"name": f"{name}/block{block}", "failures": [{"failure": msg}] if msg else []}
-             for name, block, msg in failures]
-    return {"tests": len(tests), "testsuites": [{"testsuite": tests}]}
+def recorded(name, block=None, message=None, key="tests.wrong", gpu=None, cpu=None, **facts):
+    """One test's object as a suite writes it into its JSON report: beside the name and the
+    failures, the facts it recorded (tests/gpu/test_facts.h), all of them strings."""
+    label = f"block{block}" if block is not None else "gpus1"
+    test = {"name": f"{name}/{label}", "reduce_key": key}
+    if block is not None:
+        test["block"] = str(block)
+    if gpu is not None:
+        test["gpu_value"], test["cpu_value"] = gpu, cpu
+    test.update({fact: str(value) for fact, value in facts.items()})
+    test["failures"] = [{"failure": message}] if message is not None else []
+    return test
+
+
+def report(*tests):
+    return {"tests": len(tests), "testsuites": [{"testsuite": list(tests)}]}
+
+
+WRONG = {"message": "GPU 12.5, CPU 13", "gpu": "12.5", "cpu": "13"}
 
 
 class SuiteVerdicts(unittest.TestCase):
-    def key(self, failures, text="", code=1):
-        return rules.judge_suite(code, text, report(failures), None).key
+    def key(self, *tests, text="", code=1):
+        return rules.judge_suite(code, text, report(*tests), None).key
 
     def test_each_failure_pattern_has_its_key(self):
-        wrong = "GPU 12.5, CPU 13"
-        self.assertIsNone(self.key([("A", 32, None)], code=0))
-        self.assertEqual(self.key([("A", 32, "GPU nan, CPU 1")]), "tests.nan")
-        self.assertEqual(self.key([("A", 32, "GPU 1.2676506e+30, CPU 1")]), "tests.poison")
-        self.assertEqual(self.key([("A", 32, wrong), ("B", 32, wrong)]), "tests.block32")
-        self.assertEqual(self.key([("A", 32, wrong), ("A", 64, wrong)]), "tests.wrong")
-        self.assertEqual(self.key([("ExactIntegerInputGivesExactSum", 256, "GPU 3, exact 4")]),
+        self.assertIsNone(self.key(recorded("A", 32), code=0))
+        self.assertEqual(self.key(recorded("A", 32, "GPU nan, CPU 1", gpu="nan", cpu="1")),
+                         "tests.nan")
+        self.assertEqual(self.key(recorded("A", 32, "GPU 1.2676506e+30, CPU 1",
+                                           gpu="1.2676506002282294e+30", cpu="1")),
+                         "tests.poison")
+        self.assertEqual(self.key(recorded("A", 32, **WRONG), recorded("B", 32, **WRONG)),
+                         "tests.block32")
+        self.assertEqual(self.key(recorded("A", 32, **WRONG), recorded("A", 64, **WRONG)),
+                         "tests.wrong")
+        self.assertEqual(self.key(recorded("ExactIntegerInputGivesExactSum", 256, "GPU 3, exact 4",
+                                           key="tests.exact", gpu="3", cpu="4")),
                          "tests.exact")
-        self.assertEqual(self.key([("SameInputGivesBitIdenticalSums", 256, "first run 1")]),
+        self.assertEqual(self.key(recorded("SameInputGivesBitIdenticalSums", 256, "first run 1",
+                                           key="tests.repeat")),
                          "tests.repeat")
-        self.assertEqual(self.key([("A", 64, "reduce-failure: tests.ticket stage 14 left its ticket at 3")]),
-                         "tests.ticket")
-        self.assertEqual(self.key([("A", 64, "reduce-failure: tests.cuda_error x (cudaErrorIllegalAddress)")]),
-                         "tests.cuda_error")
-        self.assertEqual(self.key([("A", 64, "reduce-failure: tests.misaligned x (cudaErrorMisalignedAddress)")]),
-                         "tests.misaligned")
-        self.assertEqual(self.key([("A", 64, wrong)], text="reduce-check: __shfl_down_sync at /x/todo.cu:5 ran in lane 16"),
+        # The harness's own lines, on the suite's stderr (in the text the check reads).
+        for line, key in (("reduce-failure: tests.ticket stage 14 left its ticket at 3", "tests.ticket"),
+                          ("reduce-failure: tests.cuda_error x (cudaErrorIllegalAddress)", "tests.cuda_error"),
+                          ("reduce-failure: tests.misaligned x (cudaErrorMisalignedAddress)",
+                           "tests.misaligned")):
+            self.assertEqual(self.key(recorded("A", 64, "C++ exception thrown"), text=line + "\n"), key)
+        self.assertEqual(self.key(recorded("A", 64, **WRONG),
+                                  text="reduce-check: __shfl_down_sync at /x/todo.cu:5 ran in lane 16"),
                          "tests.mask")
 
+    def test_the_recorded_facts_alone_name_the_failure(self):
+        # Names and messages that say nothing: the key, the block and the values are the
+        # test's recorded facts.
+        self.assertEqual(self.key(recorded("T1", 64, "no", key="tests.masked", gpu="nan", cpu="0")),
+                         "tests.masked")
+        self.assertEqual(self.key(recorded("T1", 64, "no", key="tests.leak")), "tests.leak")
+        self.assertEqual(self.key(recorded("T1", 64, "no", gpu="-nan", cpu="1")), "tests.nan")
+        self.assertEqual(self.key(recorded("T1", 64, "no", gpu="3 1e+30", cpu="3 2")), "tests.poison")
+        self.assertEqual(self.key(recorded("T1", 32, "no"), recorded("T2", 32, "no")), "tests.block32")
+        self.assertEqual(self.key(recorded("T1", 64, "no", key="tests.shards"),
+                                  recorded("T2", 64, "no", gpu="nan", cpu="1")), "tests.shards")
+        # ...and what a name or an English message says is not read any more.
+        self.assertEqual(self.key(recorded("MaskedValuesComeOutZero", 64, "GPU nan, CPU 0")),
+                         "tests.wrong")
+        renamed = dict(recorded("Case", 32, "wrong"), name="Case/block64")
+        self.assertEqual(self.key(renamed, recorded("Other", 32, "wrong")), "tests.block32")
+
+    def test_a_test_without_facts_is_a_wrong_value(self):
+        # A suite built before the tests recorded their facts.
+        old = {"name": "ExactIntegerInputGivesExactSum/block32",
+               "failures": [{"failure": "GPU nan, CPU 1"}]}
+        verdict = rules.judge_suite(1, "", report(old), None)
+        self.assertEqual((verdict.key, verdict.detail), ("tests.wrong", "1개 중 1개 실패"))
+
     def test_multi_gpu_failures_have_their_keys(self):
-        gpus = lambda name, msg: {"tests": 1, "testsuites": [{"testsuite": [
-            {"name": f"{name}/gpus1", "failures": [{"failure": msg}]}]}]}
         cases = {
             "reduce-failure: tests.device sum_on_every_gpu (TODO 3): GPU 0's shard was never summed":
                 "tests.device",
@@ -122,26 +166,42 @@ class SuiteVerdicts(unittest.TestCase):
             "reduce-failure: tests.nccl_error ncclCommInitAll(comms) failed at x.cu:3: invalid usage "
             "(ncclInvalidUsage)": "tests.nccl_error",
         }
-        for message, key in cases.items():
-            verdict = rules.judge_suite(1, "", gpus("A", message), None)
-            self.assertEqual(verdict.key, key, message)
+        for line, key in cases.items():
+            verdict = rules.judge_suite(1, line + "\n", report(recorded("A", None, "x", gpus=1)), None)
+            self.assertEqual(verdict.key, key, line)
             self.assertIn("GPU 1개로 돌린 경우", verdict.detail)
+        # The shard test's own failure: its recorded key, with the harness's priority.
+        shards = recorded("ShardsFollowEachOtherAndCoverN", None, "2 GPUs, n = 7", key="tests.shards",
+                          gpus=2)
+        verdict = rules.judge_suite(1, "", report(shards, recorded("B", None, "x", gpus=2, gpu="nan",
+                                                                   cpu="1")), None)
+        self.assertEqual(verdict.key, "tests.shards")
+        self.assertIn("GPU 2개로 돌린 경우", verdict.detail)
 
-    def test_versioned_suites_read_the_block_from_their_labels(self):
-        wrong = "GPU 12.5, CPU 13"
-        versioned = {"tests": 2, "testsuites": [{"testsuite": [
-            {"name": "A/block32_version1", "failures": [{"failure": wrong}]},
-            {"name": "B/block32_version4", "failures": [{"failure": wrong}]}]}]}
+    def test_versioned_suites_read_the_block_from_their_facts(self):
+        versioned = report(recorded("A", 32, version=1, **WRONG), recorded("B", 32, version=4, **WRONG))
         self.assertEqual(rules.judge_suite(1, "", versioned, None).key, "tests.block32")
-        self.assertEqual(self.key([("NanAnywhereGivesNan", 64, "GPU 0.9, CPU nan")]),
+        self.assertIn("(block 32)", rules.judge_suite(1, "", versioned, None).detail)
+        self.assertEqual(self.key(recorded("NanAnywhereGivesNan", 64, "GPU 0.9, CPU nan",
+                                           key="tests.nan_rule", gpu="0.90000000000000002", cpu="nan")),
                          "tests.nan_rule")
-        self.assertEqual(self.key([("ArgmaxOfTiesIsTheFirst", 64, "GPU index 9 (value 3), CPU index 0"),
-                                   ("ArgmaxAtEveryPlace", 32, "GPU index none (value nan), CPU index 1")]),
+        argmax = {"key": "tests.argmax", "message": "GPU index 9 (value 3), CPU index 0"}
+        self.assertEqual(self.key(recorded("ArgmaxOfTiesIsTheFirst", 64, gpu="9", cpu="0", **argmax),
+                                  recorded("ArgmaxAtEveryPlace", 32, gpu="none", cpu="1", **argmax)),
                          "tests.argmax")
         # A wrong argmax fails the hidden-seed argmax test too: still the argmax's key.
-        self.assertEqual(self.key([("ArgmaxOfDefaultInput", 64, "GPU index 9 (value 3), CPU index 0"),
-                                   ("HiddenSeedArgmax", 64, "GPU index 9 (value 3), CPU index 0")]),
+        self.assertEqual(self.key(recorded("ArgmaxOfDefaultInput", 64, gpu="9", cpu="0", **argmax),
+                                  recorded("HiddenSeedArgmax", 64, gpu="9", cpu="0", hidden=1, **argmax)),
                          "tests.argmax")
+
+    def test_the_row_stages_keys_outrank_their_nan_values(self):
+        # A test of the row stages whose failure names the mistake, NaN outputs or not...
+        overflow = recorded("LogitsOfPlusMinusAThousandMatch", 32, "x", key="tests.overflow",
+                            gpu="nan", cpu="0.5")
+        self.assertEqual(self.key(overflow), "tests.overflow")
+        # ...while a NaN rule broken with NaN values elsewhere is a NaN.
+        self.assertEqual(self.key(recorded("NanSpoilsOnlyItsRow", 64, "x", key="tests.nan_rule",
+                                           gpu="nan", cpu="0.25")), "tests.nan")
 
     def test_misused_barrier_fails_even_when_every_test_passes(self):
         with tempfile.TemporaryDirectory() as folder:
@@ -149,24 +209,26 @@ class SuiteVerdicts(unittest.TestCase):
             source.write_text(SOURCE)
             text = ("reduce-check: __syncthreads at /x/todo.cu:9 reached by 128 of the block's "
                     "256 threads (this warp: lanes 0xffffffff)\n")
-            verdict = rules.judge_suite(0, text, report([("A", 32, None)]), None, source)
+            verdict = rules.judge_suite(0, text, report(recorded("A", 32)), None, source)
             self.assertFalse(verdict.ok)
             self.assertEqual(verdict.key, "tests.barrier.todo2")
             self.assertIn("todo.cu:9", verdict.detail)
 
     def test_keys_take_the_old_priority_and_sentences_alone_name_nothing(self):
-        wrong = "GPU 12.5, CPU 13"
         # A lost ticket explains the CUDA error after it; a CUDA error outranks wrong sums.
         both = ("reduce-failure: tests.cuda_error launch failed (cudaErrorLaunchFailure)\n"
                 "reduce-failure: tests.ticket stage 14 left its ticket at 3")
-        self.assertEqual(self.key([("A", 64, both)]), "tests.ticket")
-        self.assertEqual(self.key([("A", 64, wrong)], text="reduce-failure: tests.cuda_error x"),
+        self.assertEqual(self.key(recorded("A", 64, "x"), text=both), "tests.ticket")
+        self.assertEqual(self.key(recorded("A", 64, **WRONG), text="reduce-failure: tests.cuda_error x"),
                          "tests.cuda_error")
         shards = "reduce-failure: tests.shards x\nreduce-failure: tests.nccl_error y"
-        self.assertEqual(self.key([("A", 64, shards)]), "tests.shards")
-        # The English sentences are details for people now, not what the rules read.
-        self.assertEqual(self.key([("A", 64, "left its ticket (cudaErrorIllegalAddress)"),
-                                   ("A", 32, wrong)]), "tests.wrong")
+        self.assertEqual(self.key(recorded("A", 64, "x"), text=shards), "tests.shards")
+        # The English sentences are details for people now, not what the rules read, and so
+        # are the failures' messages: the harness prints its lines on the output.
+        self.assertEqual(self.key(recorded("A", 64, "left its ticket (cudaErrorIllegalAddress)"),
+                                  recorded("A", 32, **WRONG)), "tests.wrong")
+        self.assertEqual(self.key(recorded("A", 64, "reduce-failure: tests.ticket y"),
+                                  recorded("A", 32, **WRONG)), "tests.wrong")
         # A crash's stderr (the executable's own reduce-failure line) still names the key.
         crash = rules.judge_suite(134, "reduce-failure: tests.misaligned x\nAborted", None, None)
         self.assertEqual(crash.key, "tests.misaligned")
@@ -174,6 +236,16 @@ class SuiteVerdicts(unittest.TestCase):
     def test_crash_and_timeout(self):
         self.assertEqual(rules.judge_suite(134, "Aborted", None, None).key, "tests.crash")
         self.assertEqual(rules.judge_suite(None, "", None, None).key, "tests.timeout")
+
+
+class ProgressLine(unittest.TestCase):
+    def test_the_folder_name_is_printed_whole(self):
+        line = rules.progress_line(7, "stage07_interleaved", "not_started", [])
+        self.assertIn("stage07_interleaved", line)
+        failed = rules.Verdict("tests", False, "3개 중 1개 실패", "tests.wrong")
+        line = rules.progress_line(7, "stage07_interleaved", "fail", [failed])
+        self.assertIn("stage07_interleaved:", line)
+        self.assertIn("scripts/check.sh 7", line)
 
 
 class BuildVerdict(unittest.TestCase):
@@ -199,7 +271,7 @@ class Hints(unittest.TestCase):
                 self.assertTrue(own, f"{patch}: no hint of its stage covers {key}")
 
     def test_every_hint_names_a_section_of_its_lesson(self):
-        for hints_file in (d / "hints.txt" for d in stages.stage_dirs()):
+        for hints_file in (d / "hints.txt" for d in (s.directory for s in build.registry().stages)):
             lesson = (hints_file.parent / "README.md").read_text(encoding="utf-8")
             headings = {line.lstrip("#").strip() for line in lesson.splitlines()
                         if line.startswith("#")}
@@ -212,7 +284,7 @@ class Hints(unittest.TestCase):
         self.assertFalse(any(check.todo_blocks(SOURCE.replace("  sdata[tid] = in[i];\n", "")
                                                .replace("    sdata[tid] += sdata[tid + stride];\n", "")).values()))
         self.assertTrue(any(check.todo_blocks(SOURCE).values()))
-        for template in (d / "todo.cu" for d in stages.stage_dirs()):
+        for template in (d / "todo.cu" for d in (s.directory for s in build.registry().stages)):
             self.assertFalse(any(check.todo_blocks(template.read_text()).values()), template)
 
 

@@ -30,7 +30,7 @@ def description(number=9, kind="vector", versions=1, size_rule="any_length", ope
     return {"number": number, "name": f"stage{number:02d}_x", "technique": listed[-1]["technique"],
             "kind": kind, "operation": operation, "size_rule": size_rule, "finish": "device",
             "versions": listed, "default_version": versions, "options": options,
-            "blocks": BLOCKS, "argmax": operation == "max"}
+            "blocks": BLOCKS, "default_block": 256, "argmax": operation == "max"}
 
 
 class FakeExecutables(unittest.TestCase):
@@ -52,12 +52,16 @@ class FakeExecutables(unittest.TestCase):
         line = json.dumps(description(15, versions=6, operation="max"))
         found = describe.describe(self.fake(f"[ \"$1\" = --describe ] && echo '{line}'"))
         self.assertEqual(found["default_version"], 6)
+        self.assertEqual(found["default_block"], 256)  # the benchmark's block, said by the harness
         self.assertEqual([v for v, _ in describe.versions(found)], [1, 2, 3, 4, 5, 6])
         self.assertTrue(describe.has_versions(found))
 
     def test_failures_are_one_line(self):
+        # A build from before the harness said its default block.
+        older = json.dumps({k: v for k, v in description().items() if k != "default_block"})
         cases = {"echo 'bad option' >&2; exit 2": "exited 2: bad option",
                  "echo '{\"number\": 1}'": "keys missing or unknown",
+                 f"echo '{older}'": "keys missing or unknown: default_block",
                  "echo not json": "did not print one JSON line",
                  "sleep 5": "did not answer within 1 s"}
         for body, words in cases.items():

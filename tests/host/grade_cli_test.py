@@ -18,21 +18,23 @@ from unittest import mock
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "scripts"))  # the package, also when run by hand
-from course import stages  # noqa: E402
 from course.cli import Stop  # noqa: E402
-from course.grade import build, cli, grading, sandbox, synthetic  # noqa: E402
+from course.grade import build, cli, grading, progress, sandbox, synthetic  # noqa: E402
 
 BROKEN = "  float oops = ;"
+REGISTRY = build.course_registry()
 
 
 def fake_prepare(_sandbox, work, numbers, _limits, _jobs):
+    """The edition exported, and its registry written as its configure would: not built."""
     path = pathlib.Path(work) / "pristine"
     build.export(path, numbers)
-    return build.Edition(path, {n: stages.folder(n) for n in numbers})
+    synthetic.edition_registry(path)
+    return build.Edition(path)
 
 
-def fake_build(_sandbox, _edition, work, number, log, _limits, _jobs):
-    source = work / "stages" / stages.folder(number) / "todo.cu"
+def fake_build(_sandbox, edition, work, number, log, _limits, _jobs):
+    source = work / "stages" / edition.stage(number).folder / "todo.cu"
     lines = source.read_text().split("\n")
     if BROKEN in lines:
         text = f"{source}({lines.index(BROKEN) + 1}): error: expected an expression\n"
@@ -88,6 +90,7 @@ class WithoutGpu(unittest.TestCase):
     def test_exits_3_and_says_why(self):
         self.assertEqual(self.code, 3, self.printed)
         self.assertIn("not graded: no CUDA device", self.printed)
+        self.assertIn("graded 4/4 students", self.printed)
 
     def test_statuses_are_what_could_be_decided(self):
         self.assertEqual(self.status("ada", "07"), "not graded: no CUDA device")
@@ -142,11 +145,12 @@ class WithoutGpu(unittest.TestCase):
 # The tools' output for each corpus entry of stage 9, as the real tools print it, so that
 # the grader's path after the build (suite JSON, hidden seed, sanitizers, performance,
 # calibration, scores) runs on a machine without a GPU. The GPU test runs the real ones.
-TESTS = ["DefaultInputMatchesReference", "HiddenSeedInputMatchesReference", "InputIsUnchanged"]
-DESCRIPTION = {"number": 9, "name": "stage09", "technique": "any length", "kind": "vector",
-               "operation": "sum", "size_rule": "any", "finish": "device",
-               "versions": [{"version": 1, "technique": "any length"}], "default_version": 1,
-               "options": ["--n", "--block"], "blocks": [32, 256, 1024], "argmax": False}
+# The stage's description is the built template's own (--describe needs no GPU).
+# Each test's facts as tests/gpu/test_facts.h records them in the JSON report (its key, its
+# case, whether it runs on the secret seed); the failing values are added per run.
+TESTS = {"DefaultInputMatchesReference": {"reduce_key": "tests.wrong"},
+         "HiddenSeedInputMatchesReference": {"reduce_key": "tests.wrong", "hidden": "1"},
+         "InputIsUnchanged": {"reduce_key": "tests.input"}}
 
 
 def first_block_line(text):
@@ -160,7 +164,7 @@ class StandInTools:
         self.expect = {e.text: e.expect for e in synthetic.corpus(9)}
 
     def __call__(self, _sandbox, command, work, log, _timeout, env=None, **_):
-        source = (work / "stages" / stages.folder(9) / "todo.cu").read_text()
+        source = (work / "stages" / REGISTRY.stage(9).folder / "todo.cu").read_text()
         key = self.expect.get(source, "pass")
         command = [str(c) for c in command]
         if command[0].endswith("_tests"):
@@ -175,15 +179,17 @@ class StandInTools:
     def suite(self, work, source, key):
         hard_coded = "in[0] ==" in source
         failing = {"HiddenSeedInputMatchesReference"} if hard_coded else set()
-        message, text = "GPU 1.5, CPU 2.5", ""
+        gpu, text = "1.5", ""
         if key == "tests.poison":
-            failing, message = {"DefaultInputMatchesReference"}, "GPU 1e+30, CPU 2.5"
+            failing, gpu = {"DefaultInputMatchesReference"}, "1e+30"
         if key.startswith("tests.barrier"):
             failing = {"InputIsUnchanged"}
             text = f"reduce-check: __syncthreads at todo.cu:{first_block_line(source)}\n"
+        failed = {"failures": [{"failure": f"GPU {gpu}, CPU 2.5"}], "gpu_value": gpu,
+                  "cpu_value": "2.5"}
         tests = [{"name": f"{name}/block256", "status": "RUN", "result": "COMPLETED",
-                  **({"failures": [{"failure": message}]} if name in failing else {})}
-                 for name in TESTS]
+                  "block": "256", **facts, **(failed if name in failing else {})}
+                 for name, facts in TESTS.items()]
         report = {"tests": len(tests), "failures": len(failing),
                   "testsuites": [{"name": "Blocks/StageSuite", "testsuite": tests}]}
         (work / "reports" / "suite.json").write_text(json.dumps(report))
@@ -213,8 +219,9 @@ class WithStandInGpu(unittest.TestCase):
         synthetic.write(base / "class" / "hangs", {9: synthetic.in_block(
             answer, 1, "  for (volatile int spin = 0; spin >= 0; spin = 0) {}")})
         cls.out = base / "out"
+        description = REGISTRY.stage(9).description(template=True)
         with mock.patch.object(build, "probe", lambda _e: (True, "Stand-in GPU")), \
-                mock.patch.object(cli, "descriptions", lambda _e, numbers: {9: DESCRIPTION}), \
+                mock.patch.object(cli, "descriptions", lambda _e, numbers: {9: description}), \
                 mock.patch.object(cli.check, "sanitizer_path", lambda *_: "compute-sanitizer"), \
                 mock.patch.object(sandbox, "run", StandInTools()), \
                 mock.patch.object(build, "prepare", fake_prepare), \
@@ -239,6 +246,12 @@ class WithStandInGpu(unittest.TestCase):
     def test_calibrates_then_grades_with_exit_0(self):
         self.assertEqual(self.code, 0, self.printed)
         self.assertIn("calibration: the answers of 1 stage(s) and 4 corpus entries", self.printed)
+
+    def test_progress_is_a_line_per_student(self):
+        lines = [l for l in self.printed.splitlines() if "students" in l and "graded " in l]
+        self.assertEqual(len(lines), 4, self.printed)
+        self.assertTrue(lines[-1].endswith("graded 4/4 students"), lines[-1])
+        self.assertIn("calibration: graded 5/5 submissions", self.printed)
 
     def test_points_follow_the_checks(self):
         right = self.stage("right")
@@ -267,6 +280,85 @@ class WithStandInGpu(unittest.TestCase):
         self.assertIn("pass rate: 1 / 4 (25%)", text)
         self.assertIn("hidden.tests.wrong", text)
         self.assertIn("TODO blocks identical to the answer", text)
+
+
+class EditionRegistry(unittest.TestCase):
+    """The pristine edition's facts come from its own build's stages.json, its targets seen
+    at the sandbox's fixed path; a stage that build could not make has no suite."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.folder = tempfile.TemporaryDirectory()
+        path = pathlib.Path(cls.folder.name) / "pristine"
+        build.export(path, [17, 18])
+        registry_file = synthetic.edition_registry(path)
+        data = json.loads(registry_file.read_text())
+        for entry in data["stages"]:  # as a configure without NCCL writes stage 18
+            if entry["number"] == 18:
+                entry["built"], entry["why_not_built"] = False, "needs NCCL (test)"
+                entry["targets"].pop("template_tests")
+        registry_file.write_text(json.dumps(data))
+        cls.edition = build.Edition(path)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.folder.cleanup()
+
+    def test_only_the_exported_stages_with_their_template_targets(self):
+        self.assertEqual(self.edition.registry.numbers(), [17, 18])
+        self.assertEqual(self.edition.folders[17], REGISTRY.stage(17).folder)
+        self.assertTrue(self.edition.registry.student_edition)
+        self.assertFalse(self.edition.stage(17).has_target("answer"))
+
+    def test_targets_and_paths_are_the_registrys_seen_at_the_fixed_path(self):
+        ours = REGISTRY.stage(17)
+        self.assertEqual(build.targets(self.edition, 17),
+                         [ours.target("template"), ours.target("template_tests")])
+        fixed = sandbox.FIXED / "build"
+        self.assertEqual(self.edition.stage(17).suite(template=True),
+                         fixed / ours.suite(template=True).relative_to(REGISTRY.build_dir))
+        self.assertEqual(self.edition.local_exe(17), self.edition.path / "build"
+                         / ours.exe(template=True).relative_to(REGISTRY.build_dir))
+
+    def test_a_stage_the_build_could_not_make_has_no_suite(self):
+        self.assertTrue(self.edition.has_suite(17))
+        self.assertFalse(self.edition.has_suite(18))
+        self.assertEqual(build.targets(self.edition, 18), [REGISTRY.stage(18).target("template")])
+        self.assertEqual(cli.descriptions(self.edition, [18]), {})
+
+    def test_a_stage_the_edition_lacks_is_a_stop(self):
+        with self.assertRaises(Stop) as caught:
+            self.edition.stage(9)
+        self.assertEqual(caught.exception.code, 2)
+
+
+class Progress(unittest.TestCase):
+    def test_the_estimate_waits_for_the_first_round_then_follows_the_pace(self):
+        now = [0.0]
+        counting = progress.Progress(40, parallel=4, clock=lambda: now[0])
+        lines = []
+        for _ in range(4):
+            now[0] += 15  # four at a time, a minute each: 4 a minute
+            lines.append(counting.step())
+        self.assertEqual(lines[0], "graded 1/40 students")
+        self.assertEqual(lines[3], "graded 4/40 students, about 9 min left")
+        for _ in range(36):
+            now[0] += 15
+            line = counting.step()
+        self.assertEqual(line, "graded 40/40 students")
+
+    def test_every_s_keeps_it_to_a_line_now_and_then(self):
+        now = [0.0]
+        counting = progress.Progress(10, "submissions", every_s=30, clock=lambda: now[0])
+        said = []
+        for _ in range(10):
+            now[0] += 10
+            said.append(counting.step())
+        self.assertEqual([l is not None for l in said],
+                         [True, False, False, True, False, False, True, False, False, True])
+        self.assertEqual(said[-1], "graded 10/10 submissions")
+        self.assertEqual(progress.time_left(30), "under a minute left")
+        self.assertEqual(progress.time_left(7200), "about 2.0 h left")
 
 
 class GpuLockOrder(unittest.TestCase):

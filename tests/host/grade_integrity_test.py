@@ -1,24 +1,27 @@
 #!/usr/bin/env python3
 """Host tests of the grader's integrity rules (scripts/course/grade/integrity.py) on the
-course's own templates, answers and corpus, and on submissions made from them."""
+course's own templates, answers and corpus, and on submissions made from them; the stages
+and what each one's rules allow come from the registry (build/stages.json)."""
 import pathlib
 import sys
 import unittest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "scripts"))  # the package, also when run by hand
-from course import stages  # noqa: E402
-from course.grade import integrity, synthetic  # noqa: E402
+from course.grade import build, integrity, synthetic  # noqa: E402
 from course.todo_markers import code_by_block  # noqa: E402
+
+REGISTRY = build.course_registry()
 
 
 def rules_broken(number, text):
-    return [v.rule for v in integrity.check(synthetic.template(number), text)]
+    return [v.rule for v in integrity.check(synthetic.template(number), text,
+                                            REGISTRY.stage(number))]
 
 
 class Answers(unittest.TestCase):
     def test_every_answer_and_template_passes_its_own_stage(self):
-        for number in stages.numbers():
+        for number in REGISTRY.numbers():
             self.assertEqual(rules_broken(number, synthetic.answer(number)), [], number)
             self.assertEqual(rules_broken(number, synthetic.template(number)), [], number)
 
@@ -29,22 +32,38 @@ class Answers(unittest.TestCase):
             if not rule.allowed_in:
                 continue
             users = []
-            for number in stages.numbers():
-                facts = integrity.facts_of(synthetic.template(number))
+            for number in REGISTRY.numbers():
+                facts = integrity.facts_of(REGISTRY.stage(number))
                 code = "\n".join(integrity.code_part(line) for lines in
                                  code_by_block(synthetic.answer(number)).values() for line in lines)
                 if facts & set(rule.allowed_in) and rule.pattern.search(code):
                     users.append(number)
             self.assertTrue(users, f"no answer uses what rule {rule.name} allows")
 
-    def test_stage_facts(self):
-        self.assertEqual(integrity.facts_of(synthetic.template(19)), {integrity.LIBRARY})
-        self.assertEqual(integrity.facts_of(synthetic.template(20)), {integrity.HOST_CODE})
-        self.assertEqual(integrity.facts_of(synthetic.template(18)), {integrity.MULTI_GPU})
-        self.assertEqual(integrity.facts_of(synthetic.template(7)), set())
+    def test_stage_facts_are_the_manifests_allows(self):
+        self.assertEqual(integrity.facts_of(REGISTRY.stage(19)), {integrity.LIBRARY})
+        self.assertEqual(integrity.facts_of(REGISTRY.stage(20)), {integrity.HOST_CODE})
+        self.assertEqual(integrity.facts_of(REGISTRY.stage(18)), {integrity.MULTI_GPU})
+        self.assertEqual(integrity.facts_of(REGISTRY.stage(7)), set())
+        self.assertEqual(integrity.facts_of(["library", "host_code"]),
+                         {integrity.LIBRARY, integrity.HOST_CODE})
+        for stage in REGISTRY.stages:  # every manifest names only facts the rules know
+            self.assertLessEqual(integrity.facts_of(stage), set(integrity.FACTS), stage)
+
+    def test_an_unknown_fact_is_an_error(self):
+        with self.assertRaises(ValueError) as caught:
+            integrity.facts_of(["libary"])
+        self.assertIn("libary", str(caught.exception))
+
+    def test_the_allows_decide_not_the_template(self):
+        """The same line is allowed or not by the allows list alone."""
+        text = synthetic.in_block(synthetic.answer(7), 1, "  float s = thrust::reduce(a, b);")
+        template = synthetic.template(7)
+        self.assertIn("library", [v.rule for v in integrity.check(template, text, [])])
+        self.assertEqual([v.rule for v in integrity.check(template, text, ["library"])], [])
 
     def test_corpus_entries_pass_unless_they_say_they_change_outside(self):
-        for number in stages.numbers():
+        for number in REGISTRY.numbers():
             for entry in synthetic.corpus(number):
                 broken = rules_broken(number, entry.text)
                 self.assertEqual(broken == ["outside"], entry.outside, (entry.slug, broken))
@@ -57,7 +76,8 @@ class Violations(unittest.TestCase):
         return rules_broken(number, synthetic.in_block(synthetic.answer(number), block, line))
 
     def test_an_edit_outside_a_block_names_its_line(self):
-        found = integrity.check(synthetic.template(7), synthetic.outside(self.answer))
+        found = integrity.check(synthetic.template(7), synthetic.outside(self.answer),
+                                REGISTRY.stage(7))
         self.assertEqual([(v.line, v.rule) for v in found], [(2, "outside")])
 
     def test_a_deleted_line_outside_is_found(self):
@@ -106,7 +126,8 @@ class Violations(unittest.TestCase):
 
     def test_every_violation_names_line_and_rule(self):
         found = integrity.check(synthetic.template(7),
-                                synthetic.in_block(self.answer, 2, "  int fd = open(0);"))
+                                synthetic.in_block(self.answer, 2, "  int fd = open(0);"),
+                                REGISTRY.stage(7))
         self.assertEqual(len(found), 1)
         line = self.answer.split("\n").index(next(l for l in self.answer.split("\n") if "TODO 2 of 3: BEGIN" in l)) + 2
         self.assertEqual((found[0].line, found[0].rule), (line, "files"))

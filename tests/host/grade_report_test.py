@@ -14,10 +14,11 @@ import zipfile
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "scripts"))  # the package, also when run by hand
-from course import stages  # noqa: E402
-from course.grade import grading, report, submissions, synthetic  # noqa: E402
+from course.grade import build, grading, report, submissions, synthetic  # noqa: E402
 
-FOLDERS = {7: stages.folder(7), 9: stages.folder(9)}
+REGISTRY = build.course_registry()
+STAGES = {7: REGISTRY.stage(7), 9: REGISTRY.stage(9)}
+FOLDERS = {n: s.folder for n, s in STAGES.items()}
 
 
 def check(name, ok, key=None, points=0, most=10, detail="detail"):
@@ -53,7 +54,7 @@ class Reports(unittest.TestCase):
         self.folder = tempfile.TemporaryDirectory()
         self.out = pathlib.Path(self.folder.name)
         for result in fixture_results():
-            report.write_student(self.out, result, FOLDERS, ROOT / "stages")
+            report.write_student(self.out, result, STAGES)
 
     def tearDown(self):
         self.folder.cleanup()
@@ -74,6 +75,7 @@ class Reports(unittest.TestCase):
         text = (self.out / "students" / "ann" / "feedback.md").read_text()
         self.assertIn("총점: **119.0 / 200**", text)
         self.assertIn("답안 실행 시간의 1.30배", text)
+        self.assertIn(STAGES[9].lesson.relative_to(ROOT).as_posix(), text)
         self.assertIn(f"stages/{FOLDERS[9]}/README.md", text)
         self.assertIn("비공개 입력 검사", text)
         self.assertNotIn("4242", text)
@@ -83,15 +85,22 @@ class Reports(unittest.TestCase):
         self.assertIn("15번째 줄 (library): 라이브러리 리덕션", other)
         self.assertIn("tests/gpu/stage_suite.cpp", other)
 
+    def test_a_stage_the_run_does_not_know_gets_no_lesson(self):
+        """A kept result may hold a stage this run's registry lacks: no hints, no lesson."""
+        text = report.feedback(fixture_results()[0], {9: STAGES[9]})
+        self.assertIn("## stage 07 — 94.0 / 100점", text)
+        self.assertIn(f"## {FOLDERS[9]} — 25 / 100점", text)
+        self.assertNotIn(f"stages/{FOLDERS[7]}/README.md", text)
+
     def test_every_integrity_rule_has_a_korean_sentence(self):
         from course.grade import integrity
         self.assertEqual(set(report.RULES_KO),
                          {rule.name for rule in integrity.RULES} | {"outside", "balance"})
 
     def test_class_report_has_pass_rate_keys_and_ratios_per_stage(self):
-        report.write_class_report(self.out, [7, 9], FOLDERS)
+        report.write_class_report(self.out, [7, 9], STAGES)
         text = (self.out / "class_report.md").read_text()
-        self.assertIn("## stage 07", text)
+        self.assertIn(f"## stage 07 {FOLDERS[7]}", text)
         self.assertIn("pass rate: 1 / 2 (50%)", text)
         self.assertIn("`integrity.library` 1", text)
         self.assertIn("`racecheck.todo2` 1", text)
@@ -140,7 +149,7 @@ class Submissions(unittest.TestCase):
         (root / "stages" / FOLDERS[9]).mkdir(parents=True)
         (root / "stages" / FOLDERS[9] / "todo.cu").write_text("a stage not graded: not listed")
         (root / "stages" / FOLDERS[9] / "hints.txt").write_text("edited hints: listed")
-        ignored = submissions.ignored_files(root, ROOT)
+        ignored = submissions.ignored_files(root, ROOT, [s.folder for s in REGISTRY.stages])
         self.assertEqual(ignored, ["README.md", "notes.txt", f"stages/{FOLDERS[9]}/hints.txt"])
 
     def test_a_broken_archive_says_why(self):

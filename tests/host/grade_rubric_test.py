@@ -9,7 +9,7 @@ import unittest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "scripts"))  # the package, also when run by hand
-from course.grade import rubric  # noqa: E402
+from course.grade import build, rubric  # noqa: E402
 
 
 class Rubric(unittest.TestCase):
@@ -30,6 +30,13 @@ class Rubric(unittest.TestCase):
         self.assertEqual(set(rubric.points(loaded, 7)), set(rubric.CHECKS))
         self.assertEqual(rubric.maximum(loaded, 7), 100)
         self.assertEqual(loaded["performance"]["rounds"], 5)
+
+    def test_every_stage_of_the_registry_is_worth_a_hundred_by_default(self):
+        loaded = rubric.load()
+        numbers = build.course_registry().numbers()
+        self.assertTrue(numbers)
+        self.assertEqual({n: rubric.maximum(loaded, n) for n in numbers},
+                         {n: 100 for n in numbers})
 
     def test_a_file_changes_only_what_it_names(self):
         loaded = rubric.load(self.file("[points]\nhidden = 25\n[stages.14.points]\nperformance = 30\n"))

@@ -4,10 +4,12 @@ stage 18's and bench_allreduce's --csv output: on one GPU (the two-GPU column sa
 and on two (speedup, efficiency, the target's verdict and the peer-copy columns), since
 no machine that runs CI has two GPUs."""
 import csv
+import io
 import pathlib
 import sys
 import tempfile
 import unittest
+from unittest import mock
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "scripts"))  # the package, also when run by hand
@@ -27,10 +29,10 @@ def scaling(gpus):
     rows = [row("launch", bench.SIZES[0], 0.003)]
     for n in bench.SIZES:
         base = n / 780e6  # about 3.1 TB/s
-        rows += [row("read", n, base), row("stage14", n, base * 1.01),
-                 row("stage18", n, base * 1.02)]
+        rows += [row("read", n, base), row(bench.CAPSTONE, n, base * 1.01),
+                 row(bench.SPREAD, n, base * 1.02)]
         if gpus >= 2:
-            rows.append(row("stage18", n, base * 0.52, gpus=2))
+            rows.append(row(bench.SPREAD, n, base * 0.52, gpus=2))
     return rows
 
 
@@ -63,6 +65,27 @@ class Page(unittest.TestCase):
         self.assertIn("peer copy + add (us)", text)
         slow = [dict(r, gpu_ms=r["gpu_ms"] * 1.5) if r["gpus"] == 2 else r for r in rows]
         self.assertIn("missed by", bench.verdict(slow, 2))
+
+    def test_scaling_runs_the_stages_it_is_given_with_a_line_per_size(self):
+        calls = []
+
+        def fake_run_csv(executable, options):
+            calls.append(executable)
+            return {"name": str(executable), "executable": str(executable), "n": options[1],
+                    "gpu_ms": 1.0, "match": True}
+
+        out = io.StringIO()
+        progress = bench.Progress("bench", out=out)
+        progress.plan(bench.scaling_runs(2))
+        with mock.patch.object(bench, "run_csv", fake_run_csv):
+            rows = bench.measure_scaling("the capstone", "the spread", 2, 256, progress)
+        self.assertEqual(calls.count("the capstone"), len(bench.SIZES))
+        self.assertEqual(calls.count("the spread"), 2 * len(bench.SIZES))
+        self.assertEqual({r["part"] for r in rows if r["executable"] == "the spread"},
+                         {bench.SPREAD})
+        lines = out.getvalue().splitlines()
+        self.assertEqual(len(lines), len(bench.SIZES))
+        self.assertTrue(lines[-1].startswith(f"bench: {len(calls)}/{len(calls)} runs"), lines[-1])
 
     def test_csv_files_hold_every_row(self):
         rows = scaling(2)

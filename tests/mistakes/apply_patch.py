@@ -16,6 +16,10 @@ from course.todo_markers import outside_blocks  # noqa: E402
 
 HEADERS = ("Mistake", "Expect")
 VARIANT_HEADERS = ("Variant",)
+# Where the entries are, under the repository root: the known-wrong corpus and the lessons'
+# variants (bench/experiments/CMakeLists.txt builds the variants from the same patches).
+MISTAKES = pathlib.Path("tests/mistakes")
+VARIANTS = pathlib.Path("bench/experiments/variants")
 
 
 def parse(patch_text):
@@ -73,10 +77,19 @@ def verify(root):
     change a line outside them (a kernel made a template, a memset before the launch) says
     why in an 'Outside:' line."""
     problems, count = [], 0
-    entries = [(p, HEADERS) for p in sorted((root / "tests" / "mistakes").glob(
-        "stage[0-9][0-9]_*/*.patch"))]
-    entries += [(p, VARIANT_HEADERS) for p in sorted((root / "docs" / "experiments" / "variants")
-                                                      .glob("stage[0-9][0-9]_*/*.patch"))]
+    entries = []
+    for folder, required in ((MISTAKES, HEADERS), (VARIANTS, VARIANT_HEADERS)):
+        # A folder that moved would otherwise pass with nothing checked.
+        if not (root / folder).is_dir():
+            print(f"apply_patch.py: error: {root / folder} does not exist: nothing of it "
+                  "could be checked", file=sys.stderr)
+            return 1
+        found = sorted((root / folder).glob("stage[0-9][0-9]_*/*.patch"))
+        if not found:
+            print(f"apply_patch.py: error: {root / folder} holds no "
+                  "stageNN_*/*.patch", file=sys.stderr)
+            return 1
+        entries += [(p, required) for p in found]
     for patch, required in entries:
         count += 1
         answer = root / "answers" / patch.parent.name / "todo.cu"

@@ -16,7 +16,7 @@ def all_figures():
     """Every figure of the stages this copy has: (path relative to the repository root,
     function that draws it). A partial student edition (export_student.sh --stages) lacks
     the later stage folders, and with them their figures."""
-    from course.stages import ROOT
+    from course.registry import ROOT
     found = []
     for name in MODULES:
         found.extend(importlib.import_module(f"{__name__}.{name}").figures())

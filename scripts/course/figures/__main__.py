@@ -5,7 +5,7 @@ import pathlib
 import sys
 
 from course.cli import Stop, run_main
-from course.stages import ROOT
+from course.registry import ROOT
 
 USAGE_EXAMPLES = """
 examples:

@@ -1,4 +1,6 @@
-"""The instructors' grader (scripts/grade.sh): one module per concern.
+"""The instructors' grader (scripts/grade.sh): one module per concern. Every stage fact
+(numbers, folders, targets, what a build made, what a stage's rules allow) comes from the
+stage registry (course/registry.py): the course build's and the pristine edition's.
 
     cli         the command line, the run's order, exit codes
     submissions folders, .zip and .tar.gz; the graded files, their digest, ignored files
@@ -11,5 +13,6 @@
     grading     one student, start to end: the stage statuses, checks and points
     calibrate   the answers must score full marks, the corpus must lose points
     report      gradebook.csv, result.json, feedback.md, class_report.md, manifest.json
+    progress    graded N/M and about how long is left, a line at a time
     synthetic   a made-up class for the speed measurement and the GPU test
 """

@@ -2,42 +2,74 @@
 it. The edition is written by course/export.py, as export_student.sh writes it (pristine harness, tests and hints),
 configured and built at the sandbox's fixed path, so that every copy, seen at that same
 path inside its own sandbox, is a valid build tree in which only the student's todo.cu
-files are compiled again and linked."""
+files are compiled again and linked.
+
+Every stage fact comes from a registry (course/registry.py): the course's own build's
+(build/stages.json: which stages there are, their folders, answers, hints and rules) and
+the edition's (its build's stages.json: what that build made and its targets, seen at the
+sandbox's fixed path)."""
+import functools
 import hashlib
 import os
 import pathlib
 import shutil
 import subprocess
 
-from course import build as course_build, colab, stages
+from course import build as course_build, colab, registry
 from course import export as edition
 from course.cli import Stop
 from course.gpu import tool_output
 from course.grade import sandbox as isolation
 
-ROOT = stages.ROOT
+ROOT = registry.ROOT
+PROGRAM = "grade.sh"
 MISTAKES_ARCHITECTURE = "75-virtual"  # no GPU to build for: the cheapest that compiles
 
 
+@functools.lru_cache(maxsize=None)
+def course_registry():
+    """The course's own registry (this repository's build; REDUCE_BUILD_DIR respected): the
+    stages --stages may name, their folders, answers, hints, lessons and allow-lists."""
+    return course_build.registry(PROGRAM)
+
+
 class Edition:
-    """The pristine edition at `path` (its build in path/build), its stages' folder names."""
+    """The pristine edition at `path` and its build in path/build, as its own registry
+    (path/build/stages.json) describes it; the targets' paths are those the sandboxed steps
+    see (the build at the fixed path)."""
 
-    def __init__(self, path, folders):
-        self.path, self.folders = pathlib.Path(path), folders
+    def __init__(self, path):
+        self.path = pathlib.Path(path)
+        self.registry = registry.load(self.path / "build", PROGRAM,
+                                      seen_at=isolation.FIXED / "build")
+        self.folders = {s.number: s.folder for s in self.registry.stages}
 
-    @staticmethod
-    def bin():
-        """The executables' folder as the sandboxed steps see it."""
-        return isolation.FIXED / "build" / "bin"
+    def stage(self, number):
+        return self.registry.stage(number, PROGRAM)
 
-    def nccl_missing(self):
-        cache = self.path / "build" / "CMakeCache.txt"
-        return "REDUCE_NCCL_FOUND:INTERNAL=OFF" in cache.read_text(errors="replace")
+    def has_suite(self, number):
+        """Whether this build made the stage and its template's suite (a stage it could not
+        make, such as the many-GPU stage without NCCL, has only a stand-in executable)."""
+        stage = self.stage(number)
+        return stage.built and stage.has_target(registry.TEMPLATE_TESTS)
+
+    def template(self, number):
+        """The stage's pristine todo.cu, as the edition ships it."""
+        return (self.path / "stages" / self.stage(number).folder / "todo.cu").read_text(
+            encoding="utf-8")
+
+    def local_exe(self, number):
+        """The stage's template executable at the edition's own path (for steps run outside
+        the sandbox, such as --describe)."""
+        return self.stage(number).exe(template=True, build_dir=self.path / "build")
 
 
-def targets(number, with_suite=True):
-    """What one stage of a student needs: its executable and its GPU suite."""
-    return [f"stage{number:02d}_todo"] + ([f"todo_stage{number:02d}_tests"] if with_suite else [])
+def targets(edition, number):
+    """What one stage of a student needs: its executable and, where the build makes one,
+    its GPU suite (CMake target names, from the edition's registry)."""
+    stage = edition.stage(number)
+    suite = [stage.target(registry.TEMPLATE_TESTS)] if edition.has_suite(number) else []
+    return [stage.target(registry.TEMPLATE)] + suite
 
 
 def architectures():
@@ -76,11 +108,11 @@ def prepare(sandbox, work, numbers, limits, jobs):
     """Exports, configures and builds the pristine edition (or reuses the one an earlier
     run built from the same course); returns its Edition."""
     path = pathlib.Path(work) / "pristine"
-    folders = {n: stages.folder(n) for n in numbers}
     key, key_file = edition_key(numbers), pathlib.Path(work) / "pristine.key"
     if key_file.exists() and key_file.read_text() == key and \
-            (path / "build" / "bin" / "reduce_probe").exists():
-        return Edition(path, folders)
+            (path / "build" / "bin" / "reduce_probe").exists() and \
+            (path / "build" / registry.FILE).exists():
+        return Edition(path)
     key_file.unlink(missing_ok=True)
     export(path, numbers)
     logs = pathlib.Path(work) / "logs"
@@ -95,8 +127,8 @@ def prepare(sandbox, work, numbers, limits, jobs):
     if code != 0:
         raise Stop(f"grade.sh: error: the pristine edition did not configure (see "
                    f"{logs / 'pristine-configure.log'})", 4)
-    edition = Edition(path, folders)
-    wanted = ["reduce_probe"] + [t for n in numbers for t in targets(n, has_suite(edition, n))]
+    edition = Edition(path)  # the registry its configure wrote
+    wanted = ["reduce_probe"] + [t for n in numbers for t in targets(edition, n)]
     code, _ = isolation.run(sandbox, build_command(wanted, jobs), path,
                             logs / "pristine-build.log", limits["build"] * 2, network=True)
     if code != 0:
@@ -117,12 +149,6 @@ def googletest(path):
     return [f"-DFETCHCONTENT_SOURCE_DIR_GOOGLETEST={isolation.FIXED / '_deps-googletest'}"]
 
 
-def has_suite(edition, number):
-    """A multi-GPU stage in a build without NCCL has no suite (only a stand-in)."""
-    template = (edition.path / "stages" / edition.folders[number] / "todo.cu").read_text()
-    return not (edition.nccl_missing() and "StageKind::kMultiGpu" in template)
-
-
 def build_command(names, jobs):
     return ["cmake", "--build", str(isolation.FIXED / "build"), "-j", str(jobs), "--target", *names]
 
@@ -140,9 +166,8 @@ def student_copy(edition, dest, sources):
 def build_stage(sandbox, edition, work, number, log, limits, jobs):
     """Builds one stage of the copy at `work`; returns (ok, log text)."""
     memory = int(limits["build_memory_gib"] * (1 << 30))
-    code, text = isolation.run(sandbox, build_command(targets(number, has_suite(edition, number)),
-                                                      jobs), work, log, limits["build"],
-                               memory_bytes=memory)
+    code, text = isolation.run(sandbox, build_command(targets(edition, number), jobs), work, log,
+                               limits["build"], memory_bytes=memory)
     return code == 0, text
 
 

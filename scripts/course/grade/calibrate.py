@@ -14,6 +14,7 @@ from course import rules
 from course.gpu import tool_output
 from course.grade import grading, submissions
 from course.grade.build import ROOT
+from course.grade.progress import Progress
 
 ANSWERS = "calibration-answers"
 
@@ -35,17 +36,17 @@ class Entry:
         self.student = f"calibration-{number:02d}-{slug}"
 
 
-def corpus(numbers, folders):
+def corpus(stages):
+    """The corpus entries of `stages` (the course registry's Stages) that must lose points."""
     patcher = apply_patch_module()
     entries = []
-    for number in numbers:
-        folder = folders[number]
-        answer = (ROOT / "answers" / folder / "todo.cu").read_text(encoding="utf-8")
-        for patch in sorted((ROOT / "tests" / "mistakes" / folder).glob("*.patch")):
+    for stage in stages:
+        answer = stage.answer_source.read_text(encoding="utf-8")
+        for patch in sorted((ROOT / "tests" / "mistakes" / stage.folder).glob("*.patch")):
             headers, hunks = patcher.parse(patch.read_text(encoding="utf-8"))
             if headers.get("Expect") == "pass":
                 continue
-            entries.append(Entry(number, folder, patch.stem, headers["Expect"],
+            entries.append(Entry(stage.number, stage.folder, patch.stem, headers["Expect"],
                                  "Outside" in headers, patcher.apply(answer, hunks)))
     return entries
 
@@ -59,9 +60,9 @@ def write_submission(folder, sources):
     return submissions.Submission(pathlib.Path(folder).name, folder)
 
 
-def answer_sources(numbers, folders):
-    return {folders[n]: (ROOT / "answers" / folders[n] / "todo.cu").read_text(encoding="utf-8")
-            for n in numbers}
+def answer_sources(stages):
+    """{stage folder: its answer's todo.cu} for `stages` (the course registry's Stages)."""
+    return {s.folder: s.answer_source.read_text(encoding="utf-8") for s in stages}
 
 
 # ---------------------------------------------------------------------------- verdicts
@@ -100,9 +101,9 @@ def entry_problem(entry, result):
 def integrity_only(ctx, entries):
     """Without a GPU: the answers and the corpus as far as integrity decides them."""
     problems = []
-    answers = answer_sources(ctx.numbers, ctx.edition.folders)
+    answers = answer_sources(ctx.stages[n] for n in ctx.numbers)
     for number in ctx.numbers:
-        decided = grading.decide(ctx, number, answers[ctx.edition.folders[number]])
+        decided = grading.decide(ctx, number, answers[ctx.stages[number].folder])
         if decided:
             problems.append(f"the answer of stage {number:02d} is {decided['status']}: "
                             f"{decided.get('detail', '')}")
@@ -126,12 +127,13 @@ def cache_key(ctx):
 
 
 def calibrate(ctx, grade_all, say):
-    """Grades the answers and the corpus (grade_all(ctx, submissions, reference) grades a
-    list in parallel and returns the results); returns a list of problems (empty: calibrated)."""
+    """Grades the answers and the corpus (grade_all(ctx, submissions, reference, on_done)
+    grades a list in parallel and returns the results), saying its progress now and then;
+    returns a list of problems (empty: calibrated)."""
     if not ctx.have_device:
-        return integrity_only(ctx, corpus(ctx.numbers, ctx.edition.folders))
+        return integrity_only(ctx, corpus(ctx.stages[n] for n in ctx.numbers))
     runnable = [n for n in ctx.numbers if n in ctx.descriptions]  # not stage 18 without NCCL
-    entries = corpus(runnable, ctx.edition.folders)
+    entries = corpus(ctx.stages[n] for n in runnable)
     cache_path = ctx.work / "calibration.json"
     key = cache_key(ctx)
     cached = json.loads(cache_path.read_text()) if cache_path.exists() else None
@@ -144,15 +146,23 @@ def calibrate(ctx, grade_all, say):
     folder = ctx.work / "calibration-submissions"
     ctx = copy.copy(ctx)  # the same answers and test names, logs kept apart from the class's
     ctx.logs = ctx.work / "calibration-logs"
-    answer = write_submission(folder / ANSWERS, answer_sources(ctx.numbers, ctx.edition.folders))
+    answer = write_submission(folder / ANSWERS,
+                              answer_sources(ctx.stages[n] for n in ctx.numbers))
     say(f"calibration: the answers of {len(runnable)} stage(s) and {len(entries)} corpus entries")
     made = [write_submission(folder / e.student, {e.folder: e.text}) for e in entries]
     # The answers and the corpus at once (they share the build slots and the GPU lock): no
     # entry needs the answers' build, since an entry that passes every check is a problem
     # whatever its performance.
+    progress = Progress(len(made) + 1, "submissions", parallel=ctx.jobs, every_s=30)
+
+    def done(_result):
+        line = progress.step()
+        if line:
+            say(f"calibration: {line}")
+
     with concurrent.futures.ThreadPoolExecutor(max_workers=1) as side:
-        answered = side.submit(grade_all, ctx, [answer], True)
-        results = grade_all(ctx, made, reference=False)
+        answered = side.submit(grade_all, ctx, [answer], True, done)
+        results = grade_all(ctx, made, reference=False, on_done=done)
         result = answered.result()[0]
     problems = answer_problems(result, runnable)
     problems += [p for e, r in zip(entries, results) if (p := entry_problem(e, r))]

@@ -24,11 +24,12 @@ import shutil
 import threading
 import traceback
 
-from course import check, describe, stages
+from course import check, describe, registry
 from course.cli import Stop, run_main
 from course.gpu import machine
 from course.grade import (build, calibrate, grading, integrity, report, rubric as rubrics,
                           sandbox as isolation, submissions, synthetic)
+from course.grade.progress import Progress
 
 PROGRAM = "grade.sh"
 # Students whose suites and sanitizers share the GPU at once: each runs its suite, then up
@@ -73,7 +74,7 @@ def inside_course(folder):
     """Whether `folder` is in the course tree but not in a build folder (build/, build-*/),
     which the student edition leaves out."""
     try:
-        relative = folder.resolve().relative_to(stages.ROOT)
+        relative = folder.resolve().relative_to(registry.ROOT)
     except ValueError:
         return False
     first = relative.parts[0] if relative.parts else ""
@@ -81,9 +82,11 @@ def inside_course(folder):
 
 
 def stage_numbers(text):
-    """The stages --stages names: N, A-B (the stages in the range) or a comma list."""
+    """The stages --stages names: N, A-B (the stages in the range) or a comma list, among
+    those the course's registry has."""
+    known_stages = build.course_registry()
     if text is None:
-        return stages.numbers()
+        return known_stages.numbers()
     requested, singles = set(), set()
     for part in text.split(","):
         match = re.fullmatch(r"\s*(\d{1,2})\s*(?:-\s*(\d{1,2})\s*)?", part)
@@ -93,9 +96,10 @@ def stage_numbers(text):
         requested.update(range(first, last + 1))
         if match.group(2) is None:
             singles.add(first)
-    known = sorted(n for n in requested if stages.folder(n))
-    if not known or any(not stages.folder(n) for n in singles):
-        raise Stop(f"{PROGRAM}: error: --stages {text}: the stages are {stages.listing()}", 2)
+    known = sorted(n for n in requested if known_stages.get(n))
+    if not known or any(not known_stages.get(n) for n in singles):
+        raise Stop(f"{PROGRAM}: error: --stages {text}: the stages are "
+                   f"{known_stages.listing()}", 2)
     return known
 
 
@@ -134,7 +138,7 @@ def context(args, say):
     work.mkdir(parents=True, exist_ok=True)
     rubric = load_rubric(args.rubric)
     seed = secret_seed(args.secret_seed, out)
-    sandbox = isolation.detect(work / "probe", args.no_sandbox, hidden=[stages.ROOT, out])
+    sandbox = isolation.detect(work / "probe", args.no_sandbox, hidden=[registry.ROOT, out])
     if sandbox is None:
         raise Stop(f"{PROGRAM}: error: no sandbox: install bubblewrap (apt install bubblewrap) "
                    "or let util-linux unshare make namespaces, or pass --no-sandbox to run the "
@@ -143,6 +147,14 @@ def context(args, say):
     cores = os.cpu_count() or 2
     jobs = args.jobs or max(1, cores // 2)
     checking = min(jobs, GPU_STUDENTS)
+    # Every stage of the course's registry (the feedback of a result kept from an earlier
+    # run may name one this run does not grade); the graded ones' rules must know their facts.
+    stages = {s.number: s for s in build.course_registry().stages}
+    for number in args.numbers:
+        try:
+            integrity.facts_of(stages[number])
+        except ValueError as error:
+            raise Stop(f"{PROGRAM}: error: {error}", 4) from None
     listed = ", ".join(f"{n:02d}" for n in args.numbers)
     say(f"building the pristine student edition (stages {listed})")
     edition = build.prepare(sandbox, work, args.numbers, rubric["limits"], cores)
@@ -150,13 +162,12 @@ def context(args, say):
     say(f"device: {device}")
     ctx = grading.Context(
         out=out, work=work, rubric=rubric, rubric_digest=rubrics.digest(rubric), seed=seed,
-        seed_digest=seed_digest(seed), sandbox=sandbox,
+        seed_digest=seed_digest(seed), sandbox=sandbox, stages=stages,
         edition=edition, numbers=args.numbers, have_device=found, device=device, jobs=jobs,
         build_jobs=2, tool_jobs=TOOL_JOBS, checking=checking,
         gpu=grading.GpuLock(checking * TOOL_JOBS),
         builds=threading.BoundedSemaphore(jobs),
-        templates={n: (edition.path / "stages" / edition.folders[n] / "todo.cu").read_text()
-                   for n in args.numbers})
+        templates={n: edition.template(n) for n in args.numbers})
     ctx.descriptions = descriptions(edition, args.numbers) if found else {}
     if found:
         check.sanitizer_path(PROGRAM)
@@ -175,10 +186,9 @@ def descriptions(edition, numbers):
     lies outside the TODO blocks, so every student's is the same)."""
     found = {}
     for number in numbers:
-        if not build.has_suite(edition, number):
-            continue  # stage 18 without NCCL: graded as 'not graded: no NCCL'
-        exe = edition.path / "build" / "bin" / f"stage{number:02d}_todo"
-        found[number] = describe.describe_or_stop(exe, PROGRAM)
+        if not edition.has_suite(number):
+            continue  # not made by this build (stage 18 without NCCL): 'not graded: no NCCL'
+        found[number] = describe.describe_or_stop(edition.local_exe(number), PROGRAM)
     return found
 
 
@@ -233,7 +243,7 @@ def already_graded(ctx, submission):
         return False
     try:
         root = submissions.unpack(submission, ctx.work / "peek" / submission.student)
-        sources = submissions.graded_sources(root, [ctx.edition.folders[n] for n in ctx.numbers])
+        sources = submissions.graded_sources(root, [ctx.stages[n].folder for n in ctx.numbers])
     except submissions.SubmissionError:
         return False
     finally:
@@ -244,7 +254,8 @@ def already_graded(ctx, submission):
 def mark_flags(ctx):
     """Adds to every result.json the students it shares TODO blocks with, per stage."""
     results = report.load_results(ctx.out)
-    answers = {n: integrity.fingerprint(synthetic.answer(n)) for n in ctx.numbers}
+    answers = {n: integrity.fingerprint(ctx.stages[n].answer_source.read_text(encoding="utf-8"))
+               for n in ctx.numbers}
     for result in results:
         result["flags"] = []
     by_student = {r["student"]: r for r in results}
@@ -254,7 +265,7 @@ def mark_flags(ctx):
         for student, flags in integrity.flags(prints, answers[number]).items():
             by_student[student]["flags"] += [f"stage {key}: {flag}" for flag in flags]
     for result in results:
-        report.write_student(ctx.out, result, ctx.edition.folders, ctx.edition.path / "stages")
+        report.write_student(ctx.out, result, ctx.stages)
 
 
 def summary_line(result):
@@ -319,16 +330,18 @@ def main(argv):
                              + [f"  {p}" for p in problems]), 1)
     chosen = choose(ctx, entries, args.regrade, say)
     say(f"grading {len(chosen)} of {len(entries)} submissions, {ctx.jobs} at a time")
+    progress = Progress(len(chosen), "students", parallel=ctx.jobs)
 
     def done(result):
-        report.write_student(ctx.out, result, ctx.edition.folders, ctx.edition.path / "stages")
+        report.write_student(ctx.out, result, ctx.stages)
         report.write_gradebook(ctx.out, ctx.numbers)
-        say(summary_line(result))
+        line = progress.step()
+        say(summary_line(result) + (f"; {line}" if line else ""))
 
     grade_all(ctx, chosen, on_done=done)
     mark_flags(ctx)
     report.write_gradebook(ctx.out, ctx.numbers)
-    report.write_class_report(ctx.out, ctx.numbers, ctx.edition.folders)
+    report.write_class_report(ctx.out, ctx.numbers, ctx.stages)
     times["class_s"] = seconds = lap()
     report.write_manifest(ctx.out, {**manifest(ctx, args), "graded": len(chosen), **times})
     rate = len(chosen) * len(ctx.numbers) / (seconds / 60) if seconds > 0 else 0

@@ -78,7 +78,10 @@ class _Hold:
 
 
 class Context:
-    """What every student's grading shares (cli.py fills it in)."""
+    """What every student's grading shares (cli.py fills it in): among it `stages` ({number:
+    Stage} of the course's own registry: every stage's folder, answer, hints, lesson and
+    allow-list), `numbers` (the graded ones) and `edition` (build.Edition: the pristine
+    build's own registry, what it made and its targets as the sandbox sees them)."""
 
     def __init__(self, **fields):
         self.answer_work, self.expected = {}, {}
@@ -96,7 +99,7 @@ def decide(ctx, number, text):
     maximum = rubrics.maximum(ctx.rubric, number)
     if text is None:
         return stage_result(NOT_STARTED, maximum, detail="todo.cu is missing")
-    violations = integrity.check(ctx.templates[number], text)
+    violations = integrity.check(ctx.templates[number], text, ctx.stages[number])
     if violations:
         return stage_result(INTEGRITY, maximum, integrity=[v.as_dict() for v in violations],
                             detail=str(violations[0]))
@@ -137,7 +140,7 @@ def grade(ctx, submission, reference=False):
     scratch = ctx.work / "students" / submission.student
     out = ctx.logs / submission.student
     out.mkdir(parents=True, exist_ok=True)
-    folders = {n: ctx.edition.folders[n] for n in ctx.numbers}
+    folders = {n: ctx.stages[n].folder for n in ctx.numbers}
     try:
         root = submissions.unpack(submission, scratch / "unpacked")
         sources = submissions.graded_sources(root, folders.values())
@@ -145,7 +148,8 @@ def grade(ctx, submission, reference=False):
         return unreadable(ctx, submission, str(error))
     result = {"student": submission.student, "digest": submissions.digest(sources),
               "submitted": submission.entry.name,
-              "ignored_files": submissions.ignored_files(root, build.ROOT),
+              "ignored_files": submissions.ignored_files(
+                  root, build.ROOT, [s.folder for s in ctx.stages.values()]),
               "stages": {}}
     texts = {n: sources[folders[n]] for n in ctx.numbers}
     to_build = {}
@@ -175,7 +179,7 @@ def built_stage(ctx, work, number, out, reference):
     maximum = rubrics.maximum(ctx.rubric, number)
     stage_out = out / f"stage{number:02d}"
     stage_out.mkdir(parents=True, exist_ok=True)
-    source = work / "stages" / ctx.edition.folders[number] / "todo.cu"
+    source = work / "stages" / ctx.stages[number].folder / "todo.cu"
     log = stage_out / "build.log"
     with ctx.builds:  # the compilers get the cores; students waiting for the GPU do not
         ok, text = build.build_stage(ctx.sandbox, ctx.edition, work, number, log,
@@ -186,9 +190,11 @@ def built_stage(ctx, work, number, out, reference):
                             checks=[{**verdict.as_dict(), "points": 0, "max": 0}])
     if not ctx.have_device:
         return stage_result(NO_DEVICE, maximum)
-    if number not in ctx.descriptions:  # a many-GPU stage in a build without NCCL
-        return stage_result(NO_NCCL, maximum)
-    verdicts, names = run.check_stage(gpu_runner(ctx), work, number, source, stage_out,
+    stage = ctx.edition.stage(number)
+    if number not in ctx.descriptions:  # a stage the edition's build could not make (NCCL)
+        return stage_result(NO_NCCL, maximum,
+                            detail=f"stage {number} {stage.why_not_built or 'was not built'}")
+    verdicts, names = run.check_stage(gpu_runner(ctx), work, stage, source, stage_out,
                                       ctx.descriptions[number], ctx.rubric["limits"],
                                       ctx.seed, ctx.expected.get(number), ctx.tool_jobs)
     if reference and names:
@@ -197,7 +203,7 @@ def built_stage(ctx, work, number, out, reference):
     answer = work if reference else ctx.answer_work.get(number)
     if all(v.ok for v in verdicts) and answer is not None:
         with ctx.gpu.alone():
-            performance = perf.measure(ctx.sandbox, work, answer, number,
+            performance = perf.measure(ctx.sandbox, work, answer, stage,
                                        ctx.descriptions[number], ctx.rubric, stage_out)
     return score(ctx, number, verdicts, performance)
 

@@ -5,7 +5,8 @@ the rule, and the stage's code is not run.
 
 The allow-list is derived from the answers: a rule forbids a construct in every stage
 except those whose facts need it (the library stage, the host-code stage, the many-GPU
-stage), and the host test checks that every answer passes its own stage's rules and that
+stage: what the stage's manifest, stages/<folder>/stage.json, `allows`, read through the
+registry), and the host test checks that every answer passes its own stage's rules and that
 each exception is used by an answer."""
 import hashlib
 import re
@@ -31,8 +32,10 @@ def call(names):
     return rf"\b({names})\s*\(|&\s*\b({names})\b"
 
 
-# Stage facts a rule may allow its construct in (facts_of below).
+# Stage facts a rule may allow its construct in: the names a stage's manifest may list in
+# `allows` (facts_of below).
 LIBRARY, HOST_CODE, MULTI_GPU = "library", "host_code", "multi_gpu"
+FACTS = (LIBRARY, HOST_CODE, MULTI_GPU)
 
 RULES = [
     Rule("preprocessor", r"^\s*#(?!\s*pragma\s+unroll(\s+\d+)?\s*$)|\b_Pragma\b", (),
@@ -71,17 +74,17 @@ RULES = [
 ]
 
 
-def facts_of(template_text):
-    """The stage facts the rules use, read from its template: the library stage includes
-    CUB or Thrust, the host-code and many-GPU stages say so in their plan's kind."""
-    facts = set()
-    if re.search(r"#include\s*<(cub|thrust|cooperative_groups/reduce)", template_text):
-        facts.add(LIBRARY)
-    if "StageKind::kHostCode" in template_text:
-        facts.add(HOST_CODE)
-    if "StageKind::kMultiGpu" in template_text:
-        facts.add(MULTI_GPU)
-    return facts
+def facts_of(stage):
+    """The stage facts the rules use: what its manifest `allows` (the registry's
+    Stage.allows), given as the Stage or as that list. A name the rules do not know is a
+    ValueError (a typo in a stage.json must not quietly allow nothing)."""
+    allows = set(getattr(stage, "allows", stage))
+    unknown = sorted(allows - set(FACTS))
+    if unknown:
+        where = f"stage {stage.number}'s stage.json" if hasattr(stage, "number") else "allows"
+        raise ValueError(f"{where} lists {', '.join(unknown)}, which the grader's rules do not "
+                         f"know (they know {', '.join(FACTS)})")
+    return allows
 
 
 # ---------------------------------------------------------------------------- normalising
@@ -156,12 +159,13 @@ def rule_violations(submitted, facts):
     return found
 
 
-def check(template, submitted):
-    """The violations of a submitted todo.cu (empty: it may be built and run)."""
+def check(template, submitted, stage):
+    """The violations of a submitted todo.cu (empty: it may be built and run); `stage` is
+    the registry's Stage (or its `allows` list), whose facts the rules allow."""
     outside = outside_edit(template, submitted)
     if outside:
         return [outside]
-    return rule_violations(submitted, facts_of(template))
+    return rule_violations(submitted, facts_of(stage))
 
 
 # ---------------------------------------------------------------------------- flags

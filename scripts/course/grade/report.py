@@ -52,17 +52,24 @@ def load_results(out):
     return results
 
 
-def write_student(out, result, folders, hints_dir):
-    """result.json and feedback.md in out/students/<id>/."""
+def write_student(out, result, stages):
+    """result.json and feedback.md in out/students/<id>/; `stages`: {number: the course
+    registry's Stage} (its folder, hints and lesson)."""
     folder = student_dir(out, result["student"])
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "result.json").write_text(json.dumps(result, ensure_ascii=False, indent=1) + "\n",
                                         encoding="utf-8")
-    (folder / "feedback.md").write_text(feedback(result, folders, hints_dir), encoding="utf-8")
+    (folder / "feedback.md").write_text(feedback(result, stages), encoding="utf-8")
 
 
 # ---------------------------------------------------------------------------- feedback
-def feedback(result, folders, hints_dir):
+def lesson_path(stage):
+    """The stage's lesson as the student finds it in their copy ('stages/<folder>/README.md'):
+    the Stage's lesson, relative to its course's root."""
+    return stage.lesson.relative_to(stage.directory.parents[1]).as_posix()
+
+
+def feedback(result, stages):
     lines = [f"# 채점 결과: {result['student']}", "",
              f"총점: **{result['total']} / {result['max']}**", ""]
     if result.get("detail"):
@@ -71,16 +78,18 @@ def feedback(result, folders, hints_dir):
         lines += ["채점은 `stages/stageNN_*/todo.cu`만 읽습니다. 바뀐 다른 파일은 무시했습니다: "
                   + ", ".join(f"`{f}`" for f in result["ignored_files"][:20]), ""]
     for number_text, stage in sorted(result["stages"].items()):
-        name = folders.get(int(number_text), f"stage{number_text}")
-        hints = hint_table.load_hints(pathlib.Path(hints_dir) / name)
-        lines += stage_feedback(name, stage, hints)
+        known = stages.get(int(number_text))
+        if known is None:  # a result of a stage this run does not grade: no hints to give
+            lines += stage_feedback(f"stage {number_text}", stage, {}, None)
+            continue
+        hints = hint_table.load_hints(known.directory)
+        lines += stage_feedback(known.folder, stage, hints, lesson_path(known))
     return "\n".join(lines) + "\n"
 
 
-def stage_feedback(name, stage, hints):
+def stage_feedback(name, stage, hints, lesson):
     lines = [f"## {name} — {stage['points']} / {stage['max']}점: "
              f"{STATUS_KO.get(stage['status'], stage['status'])}", ""]
-    lesson = f"stages/{name}/README.md"
     for violation in stage.get("integrity", []):
         why = RULES_KO.get(violation["rule"], violation["why"])
         lines.append(f"- ❌ {violation['line']}번째 줄 ({violation['rule']}): {why}. 이 단계의 코드는 "
@@ -100,6 +109,7 @@ def stage_feedback(name, stage, hints):
 
 
 def check_line(check, hints, lesson):
+    """One check's line; `lesson` is where the hint's section is (None: no lesson named)."""
     points = f"{check['points']}/{check['max']}점" if check["max"] else "0점"
     if check["name"] == "hidden":
         return f"- {'✅' if check['ok'] else '❌'} {HIDDEN_LINE}: {points}"
@@ -107,7 +117,8 @@ def check_line(check, hints, lesson):
     if check["ok"]:
         return f"- ✅ {label}: {check['detail']} ({points})"
     hint, section = hint_table.lookup(hints, check["key"] or "broken")
-    return f"- ❌ {label}: {check['detail']} ({points}) — {hint} (강의 「{section}」: {lesson})"
+    where = f" (강의 「{section}」: {lesson})" if lesson else ""
+    return f"- ❌ {label}: {check['detail']} ({points}) — {hint}{where}"
 
 
 # ---------------------------------------------------------------------------- the class
@@ -142,7 +153,8 @@ def stage_summary(results, number):
     return statuses, keys, ratios
 
 
-def write_class_report(out, numbers, folders):
+def write_class_report(out, numbers, stages):
+    """class_report.md (and its charts): `stages` is {number: the course registry's Stage}."""
     out = pathlib.Path(out)
     results = load_results(out)
     charts = chart_module()
@@ -154,7 +166,8 @@ def write_class_report(out, numbers, folders):
         statuses, keys, ratios = stage_summary(results, number)
         total = sum(statuses.values())
         rate = 100 * statuses[grading.PASS] / total if total else 0
-        lines += [f"## stage {number:02d} {folders.get(number, '')}", "",
+        known = stages.get(number)
+        lines += [f"## stage {number:02d} {known.folder if known else ''}", "",
                   f"- pass rate: {statuses[grading.PASS]} / {total} ({rate:.0f}%)",
                   "- statuses: " + ", ".join(f"{s} {c}" for s, c in statuses.most_common()),
                   "- most common failure keys: " + (", ".join(

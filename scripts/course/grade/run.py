@@ -8,9 +8,8 @@ import json
 
 from course import check, describe, rules
 from course.grade import sandbox as isolation
-from course.grade.build import Edition
 
-HIDDEN_MARK = "HiddenSeed"  # the hidden tests' names (tests/gpu/suite_fixture.h)
+HIDDEN_MARK = "hidden"  # the fact "1" the hidden-seed tests record (tests/gpu/test_facts.h)
 Verdict = rules.Verdict
 
 
@@ -60,13 +59,14 @@ def judge_part(text, report, log, source, name, keep):
     return verdict
 
 
-def run_suite(runner, work, number, source, out_dir, timeout, seed, expected):
-    """(tests verdict, hidden verdict, the test names the report lists)."""
+def run_suite(runner, work, stage, source, out_dir, timeout, seed, expected):
+    """(tests verdict, hidden verdict, the test names the report lists). `stage`: the
+    edition registry's Stage, its paths as the sandbox sees them."""
     report_path = work / "reports" / "suite.json"
     report_path.parent.mkdir(exist_ok=True)
     report_path.unlink(missing_ok=True)
     log = out_dir / "tests.log"
-    suite = Edition.bin() / f"todo_stage{number:02d}_tests"
+    suite = stage.suite(template=True)
     inside = isolation.FIXED / "reports" / "suite.json"
     code, text = runner([suite, "--gtest_brief=1", f"--gtest_output=json:{inside}"],
                         work, log, timeout, env={"REDUCE_HIDDEN_SEED": str(seed)})
@@ -79,8 +79,10 @@ def run_suite(runner, work, number, source, out_dir, timeout, seed, expected):
     if problem:
         broken = Verdict("tests", False, problem, "tests.report", log)
         return broken, Verdict("hidden", False, problem, "hidden.not_run", log), None
-    tests = judge_part(text, report, log, source, "tests", lambda n: HIDDEN_MARK not in n)
-    hidden = judge_part(text, report, log, source, "hidden", lambda n: HIDDEN_MARK in n)
+    hidden_names = {f"{s['name']}.{t['name']}" for s in report["testsuites"]
+                    for t in s.get("testsuite", []) if t.get(HIDDEN_MARK) == "1"}
+    tests = judge_part(text, report, log, source, "tests", lambda n: n not in hidden_names)
+    hidden = judge_part(text, report, log, source, "hidden", lambda n: n in hidden_names)
     return tests, hidden, test_names(report)
 
 
@@ -91,9 +93,9 @@ def read_json(path):
         return None
 
 
-def run_sanitizers(runner, work, number, source, out_dir, description, timeout, jobs):
+def run_sanitizers(runner, work, stage, source, out_dir, description, timeout, jobs):
     """The four tools over the student check's edge-case runs, in parallel."""
-    exe = Edition.bin() / f"stage{number:02d}_todo"
+    exe = stage.exe(template=True)
     configs = check.sanitizer_configs(description)
     options = ["--report-api-errors", "no"] if describe.takes_gpus(description) else []
 
@@ -106,16 +108,16 @@ def run_sanitizers(runner, work, number, source, out_dir, description, timeout, 
         return [future.result() for future in futures]
 
 
-def check_stage(runner, work, number, source, out_dir, description, limits, seed, expected, jobs):
+def check_stage(runner, work, stage, source, out_dir, description, limits, seed, expected, jobs):
     """Every correctness verdict of one built stage: tests, hidden, then the four tools
     (skipped when the suite did not finish: they would hang the same way)."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    tests, hidden, names = run_suite(runner, work, number, source, out_dir, limits["suite"],
+    tests, hidden, names = run_suite(runner, work, stage, source, out_dir, limits["suite"],
                                      seed, expected)
     if tests.key == "tests.timeout":
         skipped = [Verdict(tool, False, "테스트가 끝나지 않아 건너뜀", f"{tool}.not_run")
                    for tool in check.SANITIZERS]
         return [tests, hidden, *skipped], names
-    tools = run_sanitizers(runner, work, number, source, out_dir, description,
+    tools = run_sanitizers(runner, work, stage, source, out_dir, description,
                            limits["sanitizer"], jobs)
     return [tests, hidden, *tools], names

@@ -146,23 +146,20 @@ def digest(sources):
     return hashed.hexdigest()
 
 
-def ignored_files(root, course):
+def ignored_files(root, course, stage_folders):
     """Files of the submission that differ from the course's or are not in it, other than
-    the stages' todo.cu files (the student's own work, graded or not): listed for the
-    instructor, never built."""
+    the stages' todo.cu files (the student's own work, graded or not; `stage_folders`: every
+    stage's folder, from the registry): listed for the instructor, never built."""
     root, course = pathlib.Path(root), pathlib.Path(course)
+    sources = {f"stages/{folder}/todo.cu" for folder in stage_folders}
     ignored = []
     for path in sorted(root.rglob("*")):
         relative = path.relative_to(root)
-        if not path.is_file() or SKIPPED_DIRS & set(relative.parts) or is_stage_source(relative):
+        if (not path.is_file() or SKIPPED_DIRS & set(relative.parts)
+                or relative.as_posix() in sources):
             continue
         original = course / relative
         if not original.is_file() or original.read_bytes() != path.read_bytes():
             ignored.append(str(relative))
     return ignored
 
-
-def is_stage_source(relative):
-    parts = relative.parts
-    return len(parts) == 3 and parts[0] == "stages" and re.fullmatch(
-        r"stage\d\d_\w+", parts[1]) is not None and parts[2] == "todo.cu"

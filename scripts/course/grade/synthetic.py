@@ -1,26 +1,33 @@
 """Made-up submissions: the speed measurement's class (scripts/grade.sh --synthetic-class N)
 and the pieces the grader's tests build theirs from (an answer, a corpus entry, a line
-added inside or outside a TODO block)."""
+added inside or outside a TODO block, the registry of an edition they export but do not
+configure). Every stage fact comes from the course's registry (build.course_registry)."""
+import json
 import pathlib
 
-from course import stages
-from course.grade import calibrate
+from course import registry
+from course.grade import build, calibrate, sandbox as isolation
 from course.todo_markers import BEGIN
 
-ROOT = stages.ROOT
+ROOT = registry.ROOT
+
+
+def stage(number):
+    """The course registry's Stage `number` (a Stop, exit 2, where there is none)."""
+    return build.course_registry().stage(number, build.PROGRAM)
 
 
 def template(number):
-    return (ROOT / "stages" / stages.folder(number) / "todo.cu").read_text(encoding="utf-8")
+    return stage(number).template_source.read_text(encoding="utf-8")
 
 
 def answer(number):
-    return (ROOT / "answers" / stages.folder(number) / "todo.cu").read_text(encoding="utf-8")
+    return stage(number).answer_source.read_text(encoding="utf-8")
 
 
 def corpus(number):
     """The stage's corpus entries that must lose points (calibrate.Entry)."""
-    return calibrate.corpus([number], {number: stages.folder(number)})
+    return calibrate.corpus([stage(number)])
 
 
 def in_block(text, block, line):
@@ -44,13 +51,35 @@ def write(folder, sources, extra=None):
     `extra` {relative path: text} files."""
     folder = pathlib.Path(folder)
     for number, text in sources.items():
-        path = folder / "stages" / stages.folder(number) / "todo.cu"
+        path = folder / "stages" / stage(number).folder / "todo.cu"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
     for relative, text in (extra or {}).items():
         (folder / relative).parent.mkdir(parents=True, exist_ok=True)
         (folder / relative).write_text(text, encoding="utf-8")
     return folder
+
+
+def edition_registry(edition):
+    """Writes edition/build/stages.json as the edition's configure at the sandbox's fixed path
+    would (cmake/stages.cmake), for a test that exports an edition without configuring and
+    building it: the course build's entries for the stage folders the edition has, without
+    the answers' targets, the variants or any --describe. Returns its path."""
+    data = json.loads(build.course_registry().path.read_text(encoding="utf-8"))
+    present = {p.name for p in (pathlib.Path(edition) / "stages").iterdir() if p.is_dir()}
+    stages = []
+    for entry in data["stages"]:
+        if entry["folder"] not in present:
+            continue
+        targets = {role: target for role, target in entry["targets"].items()
+                   if role in (registry.TEMPLATE, registry.TEMPLATE_TESTS)}
+        stages.append(dict(entry, targets=targets, variants={}))
+    data.update(source_dir=str(isolation.FIXED), student_edition=True, stages=stages)
+    data.pop("descriptions", None)
+    path = pathlib.Path(edition) / "build" / registry.FILE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    return path
 
 
 def make_class(dest, count, numbers):
