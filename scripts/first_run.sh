@@ -22,7 +22,7 @@ timed() {  # name, folder, command...
   printf '%-36s exit %d  %4d.%d s\n' "$name" "$code" $((tenths / 10)) $((tenths % 10))
 }
 
-fresh_clone() {  # folder
+fresh_clone() {  # folder: HEAD's files as a clone has them, no build folder
   rm -rf "$1"
   git clone -q --no-hardlinks "$root" "$1" || { echo "first_run.sh: git clone failed" >&2; exit 4; }
 }
