@@ -38,8 +38,8 @@ def configure_command():
 
 
 def build_command(targets=()):
-    """Every core compiles: nvcc runs one file per process, and a first build on a 16-core
-    machine took twice as long with the presets' eight jobs."""
+    """Every core compiles: nvcc compiles one file per process, and the presets' eight jobs
+    leave half of a 16-core machine idle during a first build."""
     chosen = ["--target", *targets] if targets else []
     jobs = ["-j", str(os.cpu_count() or 8)]
     if uses_presets():
