@@ -58,14 +58,14 @@ endif()
 reduce_gpu_ids(REDUCE_GPU_IDS)
 list(LENGTH REDUCE_GPU_IDS REDUCE_GPU_COUNT)
 
-# Gives `test` its share of the GPUs: `share` is
+# `out` = the RESOURCE_GROUPS of a test whose share of the GPUs is `share`:
 #   process  one slot of one GPU (a suite, a harness test)
 #   N        N slots of one GPU (a student check that runs N tools at once)
 #   whole    every slot of one GPU (a test that times, or calibrates timing)
 #   gpus2    every slot of two GPUs where the machine has two, else one slot (stage 18)
 # ctest hands the slots out only with a resource spec (the presets name it); the test's
 # process turns them into CUDA_VISIBLE_DEVICES (tests/gpu/ctest_gpus.cpp, course.ctest_gpus).
-function(reduce_gpu_share test share)
+function(reduce_gpu_groups share out)
   if(share STREQUAL "process")
     set(groups "gpus:1")
   elseif(share STREQUAL "whole")
@@ -83,8 +83,14 @@ function(reduce_gpu_share test share)
     endif()
     set(groups "gpus:${slots}")
   else()
-    message(FATAL_ERROR "reduce_gpu_share: unknown share '${share}' for ${test}")
+    message(FATAL_ERROR "reduce_gpu_groups: unknown share '${share}'")
   endif()
+  set(${out} "${groups}" PARENT_SCOPE)
+endfunction()
+
+# Gives `test` its share of the GPUs (reduce_gpu_groups).
+function(reduce_gpu_share test share)
+  reduce_gpu_groups(${share} groups)
   set_property(TEST ${test} PROPERTY RESOURCE_GROUPS "${groups}")
 endfunction()
 

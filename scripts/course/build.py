@@ -139,12 +139,22 @@ def configure_quietly():
     quietly(configure_command())
 
 
+_loaded = {}  # build folder -> (stages.json's mtime and size, its Registry)
+
+
 def registry(program=None):
     """The stage registry of the build in use (build/stages.json, course.registry), configuring
-    the build first where it never was."""
-    if not (build_dir() / stage_registry.FILE).exists():
+    the build first where it never was. Read once, and again when the file changed (a
+    configure rewrote it, or a build merged descriptions in)."""
+    path = build_dir() / stage_registry.FILE
+    if not path.exists():
         configure_quietly()
-    return stage_registry.load(build_dir(), program)
+    info = path.stat()
+    stamp = (info.st_mtime_ns, info.st_size)
+    kept = _loaded.get(path)
+    if kept is None or kept[0] != stamp:
+        kept = _loaded[path] = (stamp, stage_registry.load(build_dir(), program))
+    return kept[1]
 
 
 def unbuilt_line(stage, then):

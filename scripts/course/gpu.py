@@ -10,6 +10,7 @@ import subprocess
 import time
 
 from course import build, report
+from course.progress import Pace
 from course import registry as stage_registry
 from course.cli import Stop
 
@@ -17,27 +18,19 @@ ROOT = stage_registry.ROOT
 # Where the baselines (bench_cub, bench_read, ...) are; a stage's file is its registry's.
 BIN = build.bin_dir()
 
-_registry = None
-
-
 def registry(program=None):
-    """The build's stage registry (build/stages.json, or REDUCE_BUILD_DIR's), read once; the
-    build is configured first where it never was."""
-    global _registry
-    if _registry is None:
-        _registry = build.registry(program)
-    return _registry
+    """The build's stage registry (build/stages.json, or REDUCE_BUILD_DIR's; course.build
+    keeps it read once and reads it again after a configure)."""
+    return build.registry(program)
 
 
 def build_first(without_gpu, also=()):
     """What scripts/bench.sh and counters.sh do before measuring: build everything (and the
     targets `also`, which are not part of it), then say which device they measure on, or
     stop with 3 and one line when there is none."""
-    global _registry
     build.configure_and_build()
     if also:
         build.configure_and_build(also)
-    _registry = None  # configuring may have rewritten stages.json: read it again
     found, device = build.probe()
     if not found:
         raise Stop(f"{device}: {without_gpu}.", 3)
@@ -101,37 +94,27 @@ def run_csv(executable, options):
     return {"name": typed.pop("name"), "executable": name, **typed}
 
 
-class Progress:
+class Progress(Pace):
     """One line per step of a long run, `bench: 37/240 runs, about 4 min left`, rather than a
-    line per measurement. The time left is the pace so far applied to the work still planned;
-    `work` weighs a step (a run at 2^30 takes longer than one at 2^10), 1 by default."""
+    line per measurement. The time left is the pace so far applied to the work still planned
+    (course.progress); `work` weighs a step (a run at 2^30 takes longer than one at 2^10),
+    1 by default."""
 
     def __init__(self, program, unit="runs", clock=time.monotonic, out=None):
-        self.program, self.unit, self.clock, self.out = program, unit, clock, out
-        self.total = self.done = 0
-        self.total_work = self.done_work = 0.0
-        self.start = clock()
-
-    def plan(self, count, work=None):
-        """Adds `count` steps (of `work` in all) to what the run will do."""
-        self.total += count
-        self.total_work += count if work is None else work
+        super().__init__(clock=clock)
+        self.program, self.unit, self.out = program, unit, out
 
     def step(self, count=1, work=None, note=""):
         """`count` steps done: prints the line (`note` after the count, e.g. ' (n = 2^24)')."""
-        self.done += count
-        self.done_work += count if work is None else work
+        self.advance(count, work)
         print(f"{self.program}: {self.done}/{self.total} {self.unit}{note}, {self.left()}",
               file=self.out, flush=True)
 
     def left(self):
-        elapsed = self.clock() - self.start
         if self.done >= self.total:
-            return f"done in {duration(elapsed)}"
-        if self.done_work <= 0:
-            return "time left not known yet"
-        remaining = elapsed / self.done_work * max(self.total_work - self.done_work, 0.0)
-        return f"about {duration(remaining)} left"
+            return f"done in {duration(self.elapsed())}"
+        seconds = self.seconds_left()
+        return "time left not known yet" if seconds is None else f"about {duration(seconds)} left"
 
 
 def duration(seconds):

@@ -141,8 +141,9 @@ def judge_suite(code, text, report, log, source=None):
     if not failed:
         line = re.search(r"reduce-check: (\S+) at \S*?([^/\s]+:\d+)", text)
         if line is None:  # a failing exit with every test passed and nothing misused
+            key = "tests.crash" if key == "tests.wrong" else key  # as a report-less run
             return Verdict("tests", False, f"{total}개 모두 통과했지만 테스트 프로그램이 exit "
-                           f"{code}로 끝남", "tests.crash", log)
+                           f"{code}로 끝남", key, log)
         return Verdict("tests", False, f"{total}개 모두 통과했지만 {line.group(1)} 오용 "
                        f"({line.group(2)})", key, log)
     return Verdict("tests", False, f"{total}개 중 {len(failed)}개 실패{where_failed(failed)}",

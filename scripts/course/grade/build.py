@@ -8,7 +8,6 @@ Every stage fact comes from a registry (course/registry.py): the course's own bu
 (build/stages.json: which stages there are, their folders, answers, hints and rules) and
 the edition's (its build's stages.json: what that build made and its targets, seen at the
 sandbox's fixed path)."""
-import functools
 import hashlib
 import os
 import pathlib
@@ -26,7 +25,6 @@ PROGRAM = "grade.sh"
 MISTAKES_ARCHITECTURE = "75-virtual"  # no GPU to build for: the cheapest that compiles
 
 
-@functools.lru_cache(maxsize=None)
 def course_registry():
     """The course's own registry (this repository's build; REDUCE_BUILD_DIR respected): the
     stages --stages may name, their folders, answers, hints, lessons and allow-lists."""

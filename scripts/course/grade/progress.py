@@ -1,8 +1,9 @@
 """Progress of a long run, a line at a time: how many submissions are graded of how many, and
 about how long the rest will take at the pace so far ('graded 12/40 students, about 3 min
 left')."""
-import threading
 import time
+
+from course.progress import Pace
 
 
 def time_left(seconds):
@@ -13,34 +14,31 @@ def time_left(seconds):
     return f"about {seconds / 3600:.1f} h left"
 
 
-class Progress:
+class Progress(Pace):
     """Counts finished submissions (step(), from any thread). `parallel` are graded at once,
     so the first few finish together after one submission's time: the estimate waits until
-    that many are done (or all), then takes the pace since the start. A line is due at each
-    step, or, with `every_s`, at most once in that many seconds and at the last."""
+    that many are done (or all), then takes the pace since the start (course.progress). A
+    line is due at each step, or, with `every_s`, at most once in that many seconds and at
+    the last."""
 
     def __init__(self, total, what="students", parallel=1, every_s=0.0, clock=time.monotonic):
-        self.total, self.what, self.parallel, self.every_s = total, what, max(1, parallel), every_s
-        self.clock, self.start, self.done, self.said = clock, clock(), 0, None
-        self.lock = threading.Lock()
+        super().__init__(total, parallel, clock)
+        self.what, self.every_s, self.said = what, every_s, None
 
     def line(self, now=None):
         text = f"graded {self.done}/{self.total} {self.what}"
-        now = self.clock() if now is None else now
-        if 0 < self.done < self.total and self.done >= min(self.parallel, self.total):
-            pace = (now - self.start) / self.done  # seconds per submission, all workers together
-            text += f", {time_left(pace * (self.total - self.done))}"
-        return text
+        left = self.seconds_left(now) if self.done < self.total else None
+        return text + (f", {time_left(left)}" if left is not None else "")
 
     def step(self):
         """One more finished: the line to say, or None while one was said under every_s ago
         (the last is always said)."""
+        self.advance()
         with self.lock:
-            self.done += 1
             now = self.clock()
             due = (self.said is None or now - self.said >= self.every_s
                    or self.done >= self.total)
             if not due:
                 return None
             self.said = now
-            return self.line(now)
+        return self.line(now)
