@@ -112,11 +112,11 @@ RunOutput StageRunner::run(unsigned block) {
 
 Timing StageRunner::time(unsigned block, int repeat, CacheState cache) {
   Timing timing{};
-  l2_.set_state(cache);
+  L2Flusher& l2 = flusher_for(l2_, cache);
   timing.warmup = run(block);  // loads the module and warms clocks outside the timing
   DeviceValues values{};
   timing.median_ms = median_event_ms(
-      repeat, l2_, [&] { prepare(); }, [&] { values = launch(block); });
+      repeat, l2, [&] { prepare(); }, [&] { values = launch(block); });
   timing.last = finish(values);
   return timing;
 }

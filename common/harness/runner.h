@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <vector>
 
 #include "common/device_buffer.h"
@@ -64,7 +65,7 @@ class StageRunner {
   DeviceBuffer<unsigned int> ticket_;
   DeviceBuffer<unsigned long long> best_key_;
   int sm_count_ = 0;
-  L2Flusher l2_;
+  std::optional<L2Flusher> l2_;  // made by the first time()
 };
 
 }  // namespace reduce

@@ -75,10 +75,10 @@ std::vector<float> RowRunner::run(unsigned block) {
 
 RowTiming RowRunner::time(unsigned block, int repeat, CacheState cache) {
   RowTiming timing{};
-  l2_.set_state(cache);
+  L2Flusher& l2 = flusher_for(l2_, cache);
   timing.warmup = run(block);  // loads the module and warms clocks outside the timing
   timing.median_ms = median_event_ms(
-      repeat, l2_, [&] { prepare(); }, [&] { launch(block); });
+      repeat, l2, [&] { prepare(); }, [&] { launch(block); });
   CUDA_CHECK(cudaDeviceSynchronize());
   timing.last = download_output();
   return timing;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <vector>
 
 #include "common/device_buffer.h"
@@ -54,7 +55,7 @@ class RowRunner {
   DeviceBuffer<float> gamma_;  // empty unless the stage is layer norm
   DeviceBuffer<float> beta_;
   int sm_count_ = 0;
-  L2Flusher l2_;
+  std::optional<L2Flusher> l2_;  // made by the first time()
 };
 
 }  // namespace reduce

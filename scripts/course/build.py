@@ -2,10 +2,12 @@
 script uses. The build folder is build/ (the CMake presets' folder) unless REDUCE_BUILD_DIR
 names another, e.g. REDUCE_BUILD_DIR=out for a build made by `cmake -S . -B out`."""
 import os
+import shutil
 import re
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 from course import registry as stage_registry
 from course.cli import Stop
@@ -31,10 +33,22 @@ def uses_presets():
     return build_dir() == (ROOT / "build").resolve()
 
 
+def generator(folder=None):
+    """Ninja for a folder not yet configured, where it is installed and CMAKE_GENERATOR does
+    not choose: make builds a library's objects only after the libraries it links have been
+    built, ninja compiles every file at once (a first run.sh on a 16-core H100: 129 s with
+    make, about 45 s with ninja). A configured folder keeps its generator."""
+    folder = build_dir() if folder is None else Path(folder)
+    if (folder / "CMakeCache.txt").exists() or os.environ.get("CMAKE_GENERATOR"):
+        return []
+    return ["-G", "Ninja"] if shutil.which("ninja") else []
+
+
 def configure_command():
     if uses_presets():
-        return ["cmake", "--preset", "default"]
-    return ["cmake", "-S", str(ROOT), "-B", str(build_dir()), "-DCMAKE_BUILD_TYPE=Release"]
+        return ["cmake", "--preset", "default", *generator()]
+    return ["cmake", "-S", str(ROOT), "-B", str(build_dir()), "-DCMAKE_BUILD_TYPE=Release",
+            *generator()]
 
 
 def build_command(targets=()):

@@ -12,7 +12,7 @@ from the patches, target lesson_variants).
 import statistics
 import subprocess
 
-from course import report
+from course import build, report
 from course import registry as stage_registry
 from course.cli import Stop
 from course.gpu import ROOT, Progress, registry, write_csv
@@ -70,7 +70,7 @@ def debug_build():
     targets = [name for name, _ in debug_pair()]
     print(f"bench: building {' and '.join(targets)} with -G in {folder} ...", flush=True)
     steps = [["cmake", "-S", str(ROOT), "-B", str(folder), "-DCMAKE_BUILD_TYPE=Release",
-              "-DCMAKE_CUDA_FLAGS=-G",
+              "-DCMAKE_CUDA_FLAGS=-G", *build.generator(folder),
               "-DCMAKE_CUDA_ARCHITECTURES=" + ";".join(reg.cuda_architectures)],
              ["cmake", "--build", str(folder), "-j", "8", "--target", *targets]]
     for step in steps:

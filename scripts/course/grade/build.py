@@ -89,10 +89,6 @@ def export(dest, numbers):
         raise Stop(f"grade.sh: error: the student edition could not be written: {stop}", 4) from None
 
 
-def generator():
-    return ["-G", "Ninja"] if shutil.which("ninja") else []
-
-
 def edition_key(numbers):
     """What the pristine build depends on: the course's commit and changes, the stages and
     the architecture. A second run with the same key reuses the build."""
@@ -116,7 +112,7 @@ def prepare(sandbox, work, numbers, limits, jobs):
     logs = pathlib.Path(work) / "logs"
     logs.mkdir(parents=True, exist_ok=True)
     fixed = str(isolation.FIXED)
-    configure = ["cmake", "-S", fixed, "-B", fixed + "/build", *generator(),
+    configure = ["cmake", "-S", fixed, "-B", fixed + "/build", *course_build.generator(path / "build"),
                  "-DCMAKE_BUILD_TYPE=Release",
                  f"-DCMAKE_CUDA_ARCHITECTURES={architectures()}", *googletest(path)]
     # The instructor's own tree: network allowed (GoogleTest may be fetched once).
