@@ -37,7 +37,7 @@ def generator(folder=None):
     """Ninja for a folder not yet configured, where it is installed and CMAKE_GENERATOR does
     not choose: make builds a library's objects only after the libraries it links have been
     built, ninja compiles every file at once (a first run.sh on a 16-core H100: 129 s with
-    make, about 45 s with ninja). A configured folder keeps its generator."""
+    make, 38 s with ninja). A configured folder keeps its generator."""
     folder = build_dir() if folder is None else Path(folder)
     if (folder / "CMakeCache.txt").exists() or os.environ.get("CMAKE_GENERATOR"):
         return []
