@@ -42,7 +42,8 @@ def withheld(path):
                              "scripts/course/grade/", "tests/host/grade_", "tests/grade/",
                              "scripts/course/figures/"))
             or path in ("scripts/gpu_check.sh", "scripts/grade.sh", "scripts/figures.sh",
-                        "scripts/requirements-figures.txt", "tests/host/figures_test.py"))
+                        "scripts/requirements-figures.txt", "tests/host/figures_test.py",
+                        "scripts/setup_grader.sh", "scripts/requirements-grader.txt"))
 
 
 def parse_range(text):

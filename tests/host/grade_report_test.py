@@ -39,7 +39,7 @@ def fixture_results():
                           check("racecheck", False, "racecheck.todo2", detail="2건의 경쟁")],
                "performance": {"ratio": None, "points": 0}}
     integrity = {"status": grading.INTEGRITY, "points": 0, "max": 100, "checks": [],
-                 "integrity": [{"line": 15, "rule": "library", "why": "no cub", "text": "cub::x"}]}
+                 "integrity": [{"line": 15, "rule": "name", "why": "not allowed", "text": "cub::x"}]}
     return [
         {"student": "ann", "digest": "d1", "total": 119.0, "max": 200, "ignored_files": [],
          "stages": {"07": passing, "09": failing}},
@@ -82,7 +82,7 @@ class Reports(unittest.TestCase):
         self.assertNotIn("16777216", text)
         other = (self.out / "students" / "bo" / "feedback.md").read_text()
         self.assertIn("무결성 위반", other)
-        self.assertIn("15번째 줄 (library): 라이브러리 리덕션", other)
+        self.assertIn("15번째 줄 (name): 이 단계에서 쓸 수 있는 이름이 아닙니다", other)
         self.assertIn("tests/gpu/stage_suite.cpp", other)
 
     def test_a_stage_the_run_does_not_know_gets_no_lesson(self):
@@ -94,15 +94,14 @@ class Reports(unittest.TestCase):
 
     def test_every_integrity_rule_has_a_korean_sentence(self):
         from course.grade import integrity
-        self.assertEqual(set(report.RULES_KO),
-                         {rule.name for rule in integrity.RULES} | {"outside", "balance"})
+        self.assertEqual(set(report.RULES_KO), set(integrity.WHY))
 
     def test_class_report_has_pass_rate_keys_and_ratios_per_stage(self):
         report.write_class_report(self.out, [7, 9], STAGES)
         text = (self.out / "class_report.md").read_text()
         self.assertIn(f"## stage 07 {FOLDERS[7]}", text)
         self.assertIn("pass rate: 1 / 2 (50%)", text)
-        self.assertIn("`integrity.library` 1", text)
+        self.assertIn("`integrity.name` 1", text)
         self.assertIn("`racecheck.todo2` 1", text)
         self.assertIn("1 measured, min 1.30", text)
         charts = report.chart_module() is not None

@@ -27,7 +27,7 @@ import traceback
 from course import check, describe, registry
 from course.cli import Stop, run_main
 from course.gpu import machine
-from course.grade import (build, calibrate, grading, integrity, report, rubric as rubrics,
+from course.grade import (build, calibrate, grading, integrity, lexer, report, rubric as rubrics,
                           sandbox as isolation, submissions, synthetic)
 from course.grade.progress import Progress
 
@@ -129,6 +129,10 @@ def require_tools():
         if not shutil.which(tool):
             raise Stop(f"{PROGRAM}: error: {tool} not found; the grader builds the submissions "
                        "with CMake and the CUDA toolkit (put nvcc on PATH)", 4)
+    try:
+        lexer.tokens("int x;")
+    except lexer.Missing as missing:
+        raise Stop(f"{PROGRAM}: error: {missing}", 4) from None
 
 
 # ---------------------------------------------------------------------------- set-up
