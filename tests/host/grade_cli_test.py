@@ -13,13 +13,14 @@ import sys
 import tempfile
 import threading
 import time
+import unicodedata
 import unittest
 from unittest import mock
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "scripts"))  # the package, also when run by hand
 from course.cli import Stop  # noqa: E402
-from course.grade import build, cli, grading, lexer, progress, sandbox, synthetic  # noqa: E402
+from course.grade import build, cli, grading, lexer, progress, sandbox, submissions, synthetic  # noqa: E402
 
 if not lexer.available():  # ctest reports 77 as skipped
     print("skipped: the grader's lexer needs libclang: " + lexer.INSTALL)
@@ -209,6 +210,27 @@ class StandInTools:
                 else "ERROR SUMMARY: 0 errors\n")
 
 
+def grade_with_stand_ins(class_dir, out):
+    """Grades stage 9 of `class_dir` into `out` on the stand-in GPU and tools; returns (exit
+    code or the Stop's line, what was printed)."""
+    description = REGISTRY.stage(9).description(template=True)
+    with mock.patch.object(build, "probe", lambda _e: (True, "Stand-in GPU")), \
+            mock.patch.object(cli, "descriptions", lambda _e, numbers: {9: description}), \
+            mock.patch.object(cli.check, "sanitizer_path", lambda *_: "compute-sanitizer"), \
+            mock.patch.object(sandbox, "run", StandInTools()), \
+            mock.patch.object(build, "prepare", fake_prepare), \
+            mock.patch.object(build, "build_stage", fake_build), \
+            mock.patch.object(sandbox, "detect", lambda *_a, **_k: sandbox.Sandbox("unshare")), \
+            mock.patch.object(cli, "require_tools", lambda: None), \
+            contextlib.redirect_stdout(io.StringIO()) as printed:
+        try:
+            code = cli.main(["--submissions", str(class_dir), "--out", str(out),
+                             "--stages", "9", "--secret-seed", "7"])
+        except Stop as stop:
+            code = f"{stop.code}: {stop}"
+    return code, printed.getvalue()
+
+
 class WithStandInGpu(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -223,22 +245,7 @@ class WithStandInGpu(unittest.TestCase):
         synthetic.write(base / "class" / "hangs", {9: synthetic.in_block(
             answer, 1, "  for (volatile int spin = 0; spin >= 0; spin = 0) {}")})
         cls.out = base / "out"
-        description = REGISTRY.stage(9).description(template=True)
-        with mock.patch.object(build, "probe", lambda _e: (True, "Stand-in GPU")), \
-                mock.patch.object(cli, "descriptions", lambda _e, numbers: {9: description}), \
-                mock.patch.object(cli.check, "sanitizer_path", lambda *_: "compute-sanitizer"), \
-                mock.patch.object(sandbox, "run", StandInTools()), \
-                mock.patch.object(build, "prepare", fake_prepare), \
-                mock.patch.object(build, "build_stage", fake_build), \
-                mock.patch.object(sandbox, "detect", lambda *_a, **_k: sandbox.Sandbox("unshare")), \
-                mock.patch.object(cli, "require_tools", lambda: None), \
-                contextlib.redirect_stdout(io.StringIO()) as printed:
-            try:
-                cls.code = cli.main(["--submissions", str(base / "class"), "--out", str(cls.out),
-                                     "--stages", "9", "--secret-seed", "7"])
-            except Stop as stop:
-                cls.code = f"{stop.code}: {stop}"
-        cls.printed = printed.getvalue()
+        cls.code, cls.printed = grade_with_stand_ins(base / "class", cls.out)
 
     @classmethod
     def tearDownClass(cls):
@@ -284,6 +291,59 @@ class WithStandInGpu(unittest.TestCase):
         self.assertIn("pass rate: 1 / 4 (25%)", text)
         self.assertIn("hidden.tests.wrong", text)
         self.assertIn("TODO blocks identical to the answer", text)
+
+
+class AnyStudentId(unittest.TestCase):
+    """Ids in Hangul, with spaces, a leading dash, or the name of the grader's own folders
+    are graded under their own names, each apart."""
+    IDS = ("김민수", "이지은", "Ada Lovelace", "-dash", "calibration-answers", "pristine", "logs")
+
+    @classmethod
+    def setUpClass(cls):
+        cls.folder = tempfile.TemporaryDirectory()
+        base = pathlib.Path(cls.folder.name)
+        answer, racy = synthetic.answer(9), synthetic.corpus(9)[0].text
+        for student in cls.IDS:
+            # The NFD form of a Hangul name, as macOS writes it, must come out NFC.
+            entry = unicodedata.normalize("NFD", student)
+            synthetic.write(base / "class" / entry, {9: racy if student == "-dash" else answer})
+        cls.out = base / "out"
+        cls.code, cls.printed = grade_with_stand_ins(base / "class", cls.out)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.folder.cleanup()
+
+    def test_each_id_is_graded_under_its_own_name(self):
+        self.assertEqual(self.code, 0, self.printed)
+        with open(self.out / "gradebook.csv", newline="", encoding="utf-8") as table:
+            rows = {row["student"]: row for row in csv.DictReader(table)}
+        self.assertEqual(sorted(rows), sorted(self.IDS))
+        for student in self.IDS:
+            result = json.loads((self.out / "students" / student / "result.json").read_text())
+            self.assertEqual(result["student"], student)
+            expected = ("fail", 75) if student == "-dash" else ("pass", 100)
+            stage = result["stages"]["09"]
+            self.assertEqual((stage["status"], stage["points"]), expected, student)
+
+    def test_one_id_twice_is_refused_not_merged(self):
+        with tempfile.TemporaryDirectory() as folder:
+            base = pathlib.Path(folder)
+            (base / "김민수").mkdir()
+            (base / unicodedata.normalize("NFD", "김민수")).mkdir()
+            with self.assertRaises(submissions.SubmissionError) as caught:
+                submissions.find(base)
+            self.assertIn("rename one", str(caught.exception))
+
+    def test_a_file_that_is_not_utf8_is_unreadable_not_repaired(self):
+        with tempfile.TemporaryDirectory() as folder:
+            root = pathlib.Path(folder)
+            name = REGISTRY.stage(9).folder
+            (root / "stages" / name).mkdir(parents=True)
+            (root / "stages" / name / "todo.cu").write_bytes(b"int x; // \xff\n")
+            with self.assertRaises(submissions.SubmissionError) as caught:
+                submissions.graded_sources(root, [name])
+            self.assertIn("not UTF-8", str(caught.exception))
 
 
 class EditionRegistry(unittest.TestCase):

@@ -131,7 +131,7 @@ class Submissions(unittest.TestCase):
 
     def test_every_kind_is_found_and_read_alike(self):
         found = {s.student: s for s in submissions.find(self.class_dir)}
-        self.assertEqual(sorted(found), ["folder-student", "tar-student", "zip_student"])
+        self.assertEqual(sorted(found), ["folder-student", "tar-student", "zip student"])
         digests = set()
         for student, submission in found.items():
             root = submissions.unpack(submission, self.dir / "unpacked" / student)
@@ -143,7 +143,7 @@ class Submissions(unittest.TestCase):
         self.assertFalse((self.dir / "unpacked" / "escape.txt").exists())
 
     def test_other_changed_files_are_listed_as_ignored(self):
-        zipped = next(s for s in submissions.find(self.class_dir) if s.student == "zip_student")
+        zipped = next(s for s in submissions.find(self.class_dir) if s.student == "zip student")
         root = submissions.unpack(zipped, self.dir / "unpacked")
         (root / "stages" / FOLDERS[9]).mkdir(parents=True)
         (root / "stages" / FOLDERS[9] / "todo.cu").write_text("a stage not graded: not listed")

@@ -137,15 +137,16 @@ def calibrate(ctx, grade_all, say):
     cache_path = ctx.work / "calibration.json"
     key = cache_key(ctx)
     cached = json.loads(cache_path.read_text()) if cache_path.exists() else None
-    answers_dir = ctx.work / "students" / ANSWERS / "edition"
+    answers_dir = ctx.work / "calibration" / "students" / ANSWERS / "edition"
     if cached and cached.get("key") == key and not cached["problems"] and answers_dir.is_dir():
         ctx.answer_work.update({n: answers_dir for n in ctx.numbers})
         ctx.expected.update({int(n): names for n, names in cached["expected"].items()})
         say(f"calibration: reused ({cache_path})")
         return []
-    folder = ctx.work / "calibration-submissions"
-    ctx = copy.copy(ctx)  # the same answers and test names, logs kept apart from the class's
-    ctx.logs = ctx.work / "calibration-logs"
+    folder = ctx.work / "calibration" / "submissions"
+    ctx = copy.copy(ctx)  # the same answers and test names; builds and logs apart from the class's
+    ctx.logs = ctx.work / "calibration" / "logs"
+    ctx.scratch = ctx.work / "calibration" / "students"
     answer = write_submission(folder / ANSWERS,
                               answer_sources(ctx.stages[n] for n in ctx.numbers))
     say(f"calibration: the answers of {len(runnable)} stage(s) and {len(entries)} corpus entries")

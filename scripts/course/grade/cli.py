@@ -23,6 +23,7 @@ import secrets
 import shutil
 import threading
 import traceback
+import unicodedata
 
 from course import check, describe, registry
 from course.cli import Stop, run_main
@@ -50,7 +51,8 @@ def parse(argv):
     parser.add_argument("--stages", default=None, help="N, A-B or A,B,...: default every stage")
     parser.add_argument("--rubric", type=pathlib.Path, help="TOML or JSON; default: built in")
     parser.add_argument("--secret-seed", help="the hidden tests' seed, or a file holding it")
-    parser.add_argument("--regrade", metavar="ID", help="grade this student again")
+    parser.add_argument("--regrade", metavar="ID", type=lambda text: unicodedata.normalize("NFC", text),
+                        help="grade this student again (an id starting with - as --regrade=-x)")
     parser.add_argument("--jobs", type=int, default=0, help="students built at once")
     parser.add_argument("--no-sandbox", action="store_true", help="run without isolation")
     parser.add_argument("--synthetic-class", type=int, metavar="N",

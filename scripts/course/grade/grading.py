@@ -87,6 +87,9 @@ class Context:
         self.answer_work, self.expected = {}, {}
         self.__dict__.update(fields)
         self.logs = self.out / "students"  # each student's logs, beside their result.json
+        # Each student's unpacked copy and build. The calibration's live under another
+        # folder (calibrate.py), so that no student id, whatever it is, reaches them.
+        self.scratch = self.work / "students" if "work" in fields else None
 
 
 # ---------------------------------------------------------------------------- deciding
@@ -137,7 +140,7 @@ def tidy(points):
 def grade(ctx, submission, reference=False):
     """The result of one submission. `reference`: an answer whose build is kept as the
     performance yardstick of its stages."""
-    scratch = ctx.work / "students" / submission.student
+    scratch = ctx.scratch / submission.student
     out = ctx.logs / submission.student
     out.mkdir(parents=True, exist_ok=True)
     folders = {n: ctx.stages[n].folder for n in ctx.numbers}

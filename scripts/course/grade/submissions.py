@@ -2,10 +2,11 @@
 the student edition. Only stages/stageNN_*/todo.cu is read from it; every other file that
 differs from the pristine edition is listed as ignored."""
 import hashlib
+import os
 import pathlib
-import re
 import shutil
 import tarfile
+import unicodedata
 import zipfile
 
 ARCHIVES = (".zip", ".tar.gz", ".tgz")
@@ -24,15 +25,27 @@ class Submission:
 
 
 def student_id(entry):
+    """The entry's name without its archive suffix, in Unicode's NFC form (a name typed on
+    macOS arrives decomposed): 김민수, "Ada Lovelace", -x stay themselves. Bytes that are not
+    UTF-8 are written \\xNN. The id names the student's folders under OUT/students and the
+    grader's scratch (whose own folders live elsewhere, so no id reaches them)."""
     name = entry.name
     for suffix in ARCHIVES:
-        if name.endswith(suffix):
+        if name.endswith(suffix) and len(name) > len(suffix):
             name = name[:-len(suffix)]
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._") or "student"
+    raw = os.fsencode(name)
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        text = raw.decode("utf-8", errors="backslashreplace")
+    text = "".join(c if c.isprintable() else f"\\x{ord(c):02x}" for c in text)
+    return unicodedata.normalize("NFC", text)
 
 
 def find(folder):
-    """Every submission in `folder`, by student id; hidden entries are left out."""
+    """Every submission in `folder`, by student id; hidden entries are left out. Two entries
+    with one id (kim/ and kim.zip, or one name typed composed and decomposed) are refused
+    rather than merged."""
     found = {}
     for entry in sorted(pathlib.Path(folder).iterdir()):
         if entry.name.startswith("."):
@@ -41,7 +54,8 @@ def find(folder):
             student = student_id(entry)
             if student in found:
                 raise SubmissionError(f"two submissions are both student '{student}': "
-                                      f"{found[student].entry.name} and {entry.name}")
+                                      f"{ascii(found[student].entry.name)} and {ascii(entry.name)}; "
+                                      "rename one")
             found[student] = Submission(student, entry)
     return list(found.values())
 
@@ -134,7 +148,12 @@ def graded_sources(root, folders):
         data = path.read_bytes()
         if len(data) > MAX_SOURCE_BYTES:
             raise SubmissionError(f"stages/{name}/todo.cu is larger than 1 MiB")
-        found[name] = data.decode("utf-8", errors="replace")
+        try:
+            found[name] = data.decode("utf-8")
+        except UnicodeDecodeError as error:
+            # Replacing the byte would build something other than what was handed in.
+            raise SubmissionError(f"stages/{name}/todo.cu is not UTF-8 text (byte "
+                                  f"{error.start}); save it as UTF-8 and hand it in again") from None
     return found
 
 
