@@ -74,6 +74,7 @@ std::string describe_json(const StagePlan& plan, const std::string& program) {
          ", \"default_version\": " + std::to_string(plan.default_version()) +
          ", \"options\": " + options + ", \"blocks\": " + blocks +
          ", \"default_block\": " + std::to_string(kDefaultBlock) +
+         ", \"default_seed\": " + std::to_string(kDefaultSeed) +
          ", \"argmax\": " + (plan.argmax != nullptr ? "true" : "false") + "}";
 }
 

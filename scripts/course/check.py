@@ -143,25 +143,42 @@ def run_suite(suite, source, out_dir, timeout):
 
 
 def run_sanitizer(tool, exe, source, configs, out_dir, tool_options=(), run=None,
-                  timeout=SANITIZER_TIMEOUT_S):
+                  timeout=SANITIZER_TIMEOUT_S, report_file=None):
     """One tool over every run in `configs`; `run(command, log, timeout)` runs one command
-    into a log (run_logged here, a sandboxed one in the instructors' grader)."""
+    into a log (run_logged here, a sandboxed one in the instructors' grader). The verdict
+    reads the tool's own report (--log-file), never the program's output, which could print
+    a summary line of its own. `report_file(name)` gives (the path the tool writes, the path
+    to read) for a report's file name: out_dir's file both ways here."""
     run = run or run_logged
+    report_file = report_file or (lambda name: (out_dir / name, out_dir / name))
     log = out_dir / f"{tool}.log"
     with open(log, "w", encoding="utf-8"):
         pass
     for label, options in configs:
-        part = out_dir / (tool + "." + re.sub(r"[^0-9a-z]+", "_", label) + ".log")
+        slug = re.sub(r"[^0-9a-z]+", "_", label)
+        part = out_dir / (tool + "." + slug + ".log")
+        written, read = report_file(f"{tool}.{slug}.report")
+        pathlib.Path(read).unlink(missing_ok=True)
         code, text = run(
-            [sanitizer_path(), "--tool", tool, "--print-limit", "20", "--error-exitcode", "99",
-             *tool_options, exe, *options, "--repeat", "1"], part, timeout)
+            [sanitizer_path(), "--tool", tool, "--log-file", str(written), "--print-limit", "20",
+             "--error-exitcode", "99", *tool_options, exe, *options, "--repeat", "1"], part, timeout)
+        report = read_report(read)
         with open(log, "a", encoding="utf-8") as whole:
-            whole.write(text + "\n")
+            whole.write(text + "\n--- " + tool + "'s report ---\n" + report + "\n")
         part.unlink()
-        verdict = rules.judge_sanitizer(tool, code, text, source, label, log)
+        verdict = rules.judge_sanitizer(tool, code, report, source, label, log)
         if not verdict.ok:
             return verdict
     return Verdict(tool, True, hint_table.SANITIZER_PASS[tool])
+
+
+def read_report(path, limit=1 << 20):
+    """The tool's report (its first MiB), or "" where it wrote none."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as report:
+            return report.read(limit)
+    except OSError:
+        return ""
 
 
 def sanitizer_path(program="check.sh"):

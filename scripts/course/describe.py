@@ -13,7 +13,7 @@ import sys
 from course.cli import Stop
 
 KEYS = {"number", "name", "technique", "kind", "operation", "size_rule", "finish", "versions",
-        "default_version", "options", "blocks", "default_block", "argmax"}
+        "default_version", "options", "blocks", "default_block", "default_seed", "argmax"}
 TIMEOUT_S = 30
 
 

@@ -30,7 +30,7 @@ def description(number=9, kind="vector", versions=1, size_rule="any_length", ope
     return {"number": number, "name": f"stage{number:02d}_x", "technique": listed[-1]["technique"],
             "kind": kind, "operation": operation, "size_rule": size_rule, "finish": "device",
             "versions": listed, "default_version": versions, "options": options,
-            "blocks": BLOCKS, "default_block": 256, "argmax": operation == "max"}
+            "blocks": BLOCKS, "default_block": 256, "default_seed": 12345, "argmax": operation == "max"}
 
 
 class FakeExecutables(unittest.TestCase):

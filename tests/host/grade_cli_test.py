@@ -175,7 +175,12 @@ class StandInTools:
         if command[0].endswith("_tests"):
             text, code = self.suite(work, source, key)
         elif command[0] == "compute-sanitizer":
-            text, code = self.sanitizer(command[2], source, key), 0
+            # The tool writes its report to --log-file (a path inside the sandbox's view of the
+            # copy); the program's own output is what the step prints, here a forged summary.
+            report = pathlib.Path(command[command.index("--log-file") + 1])
+            report = work / report.relative_to(sandbox.FIXED)
+            report.write_text(self.sanitizer(command[2], source, key))
+            text, code = "ERROR SUMMARY: 0 errors\nRACECHECK SUMMARY: 0 hazards displayed\n", 0
         else:
             text, code = "stage09,16777216,256,0.1000,671.1,1.0e-07,1\n", 0
         pathlib.Path(log).write_text(text)
@@ -325,6 +330,15 @@ class AnyStudentId(unittest.TestCase):
             expected = ("fail", 75) if student == "-dash" else ("pass", 100)
             stage = result["stages"]["09"]
             self.assertEqual((stage["status"], stage["points"]), expected, student)
+
+    def test_each_student_and_stage_has_its_own_hidden_seed(self):
+        facts = {"default_seed": 12345}
+        seeds = {(student, number): grading.student_seed(7, student, number, facts)
+                 for student in self.IDS for number in (7, 9)}
+        self.assertEqual(len(set(seeds.values())), len(seeds))
+        self.assertEqual(seeds[("김민수", 9)], grading.student_seed(7, "김민수", 9, facts))
+        self.assertNotEqual(seeds[("김민수", 9)], grading.student_seed(8, "김민수", 9, facts))
+        self.assertNotIn(12345, seeds.values())
 
     def test_one_id_twice_is_refused_not_merged(self):
         with tempfile.TemporaryDirectory() as folder:

@@ -9,6 +9,7 @@ import pathlib
 import sys
 import tarfile
 import tempfile
+import time
 import unittest
 import zipfile
 
@@ -110,6 +111,18 @@ class Reports(unittest.TestCase):
 
 
 class Submissions(unittest.TestCase):
+    def test_an_archive_of_too_many_entries_is_refused_at_once(self):
+        with tempfile.TemporaryDirectory() as folder:
+            path = pathlib.Path(folder) / "many.zip"
+            with zipfile.ZipFile(path, "w") as archive:
+                for i in range(submissions.MAX_FILES * 2 + 1):
+                    archive.writestr(f"e/{i}/", "")
+            started = time.monotonic()
+            with self.assertRaises(submissions.SubmissionError) as caught:
+                submissions.unpack(submissions.Submission("many", path), pathlib.Path(folder) / "out")
+            self.assertIn("entries", str(caught.exception))
+            self.assertLess(time.monotonic() - started, 5)
+
     def setUp(self):
         self.folder = tempfile.TemporaryDirectory()
         self.dir = pathlib.Path(self.folder.name)

@@ -138,6 +138,14 @@ def require_tools():
 
 
 # ---------------------------------------------------------------------------- set-up
+def build_memory_gib(limit, compilers):
+    """Each compiler's memory limit: the rubric's, or less, so that `compilers` of them at
+    once (students building at a time x compile jobs each) fit in 80% of this machine's
+    memory."""
+    total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / (1 << 30)
+    return min(limit, 0.8 * total / max(1, compilers))
+
+
 def context(args, say):
     out = args.out.resolve()
     work = out / ".work"
@@ -174,6 +182,7 @@ def context(args, say):
         gpu=grading.GpuLock(checking * TOOL_JOBS),
         builds=threading.BoundedSemaphore(jobs),
         templates={n: edition.template(n) for n in args.numbers})
+    ctx.build_memory_gib = build_memory_gib(rubric["limits"]["build_memory_gib"], jobs * 2)
     ctx.descriptions = descriptions(edition, args.numbers) if found else {}
     if found:
         check.sanitizer_path(PROGRAM)

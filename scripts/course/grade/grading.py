@@ -2,6 +2,8 @@
 started, build what may be built, run it on the GPU, score it. The result is a dict that
 report.py writes as result.json."""
 import datetime
+import hashlib
+import hmac
 import shutil
 import threading
 import time
@@ -167,7 +169,9 @@ def grade(ctx, submission, reference=False):
         work = scratch / "edition"
         build.student_copy(ctx.edition, work, {folders[n]: t for n, t in to_build.items()})
         for number in to_build:
-            result["stages"][f"{number:02d}"] = built_stage(ctx, work, number, out, reference)
+            result["stages"][f"{number:02d}"] = built_stage(
+                ctx, work, number, out, reference, student_seed(
+                    ctx.seed, submission.student, number, ctx.descriptions.get(number, {})))
         if reference:
             ctx.answer_work.update({n: work for n in to_build})
         else:
@@ -178,15 +182,28 @@ def grade(ctx, submission, reference=False):
     return finish(ctx, result)
 
 
-def built_stage(ctx, work, number, out, reference):
+def student_seed(secret, student, number, description):
+    """The hidden-seed tests' seed for one student's stage, derived from the instructor's
+    secret: another for every student and stage (the calibration's submissions included),
+    so that what one run could learn of its seed says nothing about anyone else's. Never the
+    public default seed (the stage's --describe says it), whose answers a kernel may have
+    remembered."""
+    mac = hmac.new(str(secret).encode(), f"{student}\0{number}".encode(), hashlib.sha256)
+    seed = int.from_bytes(mac.digest()[:4], "big")
+    return seed ^ 1 if seed == description.get("default_seed") else seed
+
+
+def built_stage(ctx, work, number, out, reference, seed):
     maximum = rubrics.maximum(ctx.rubric, number)
     stage_out = out / f"stage{number:02d}"
     stage_out.mkdir(parents=True, exist_ok=True)
     source = work / "stages" / ctx.stages[number].folder / "todo.cu"
     log = stage_out / "build.log"
     with ctx.builds:  # the compilers get the cores; students waiting for the GPU do not
-        ok, text = build.build_stage(ctx.sandbox, ctx.edition, work, number, log,
-                                     ctx.rubric["limits"], ctx.build_jobs)
+        limits = dict(ctx.rubric["limits"], build_memory_gib=getattr(
+            ctx, "build_memory_gib", ctx.rubric["limits"]["build_memory_gib"]))
+        ok, text = build.build_stage(ctx.sandbox, ctx.edition, work, number, log, limits,
+                                     ctx.build_jobs)
     if not ok:
         verdict = rules.judge_build(text, source, log)
         return stage_result(BUILD_ERROR, maximum, detail=verdict.detail, log=str(log),
@@ -199,7 +216,7 @@ def built_stage(ctx, work, number, out, reference):
                             detail=f"stage {number} {stage.why_not_built or 'was not built'}")
     verdicts, names = run.check_stage(gpu_runner(ctx), work, stage, source, stage_out,
                                       ctx.descriptions[number], ctx.rubric["limits"],
-                                      ctx.seed, ctx.expected.get(number), ctx.tool_jobs)
+                                      seed, ctx.expected.get(number), ctx.tool_jobs)
     if reference and names:
         ctx.expected.setdefault(number, names)
     performance = None

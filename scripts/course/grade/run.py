@@ -102,9 +102,13 @@ def run_sanitizers(runner, work, stage, source, out_dir, description, timeout, j
     def sandboxed(command, log, limit):
         return runner(command, work, log, limit)
 
+    def report_file(name):  # written inside the sandbox's view of the copy, read from outside
+        (work / "reports").mkdir(exist_ok=True)
+        return isolation.FIXED / "reports" / name, work / "reports" / name
+
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         futures = [pool.submit(check.run_sanitizer, tool, exe, source, configs, out_dir, options,
-                               sandboxed, timeout) for tool in check.SANITIZERS]
+                               sandboxed, timeout, report_file) for tool in check.SANITIZERS]
         return [future.result() for future in futures]
 
 

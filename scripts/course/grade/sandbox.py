@@ -20,14 +20,25 @@ import threading
 FIXED = pathlib.Path("/var/tmp/reduce-grade/edition")
 
 TMP_BYTES = 4 << 30  # bubblewrap's /tmp, in memory
+SHM_BYTES = 1 << 30  # each step's own /dev/shm (NCCL's shared memory, stage 18)
+# What a step's log keeps of its output: the first LOG_BYTES, then one line saying how much
+# was left out. A file the step writes itself is bounded by FILE_BYTES (RLIMIT_FSIZE), which
+# a build's objects and executables stay far below.
+LOG_BYTES = 1 << 20
+FILE_BYTES = 512 << 20
+# The only variables of the grader's environment a step sees (the tools' paths and the GPU
+# it was given); everything else, the grader's own settings included, is left behind.
+KEPT_VARIABLES = ("PATH", "LD_LIBRARY_PATH", "CUDA_HOME", "CUDA_PATH", "CUDA_VISIBLE_DEVICES",
+                  "NVIDIA_VISIBLE_DEVICES", "NVIDIA_DRIVER_CAPABILITIES")
 
 # Mounts the unshare sandbox sets up before it runs the step: the student's folder at the
-# fixed path, its tmp/ as /tmp, the hidden folders emptied, and every other mount
-# read-only (the device nodes, /proc and /sys stay as they are).
+# fixed path, its tmp/ as /tmp, an empty /dev/shm of its own, the hidden folders emptied,
+# and every other mount read-only (the device nodes, /proc and /sys stay as they are).
 UNSHARE_SCRIPT = r"""
 work=$1 fixed=$2 hidden=$3; shift 3
 ip link set lo up 2>/dev/null  # NCCL's bootstrap (stage 18) needs the loopback interface
 mount --bind "$work" "$fixed" && mount --bind "$fixed/tmp" /tmp || exit 125
+mount -t tmpfs -o size=SHM_BYTES,mode=1777 none /dev/shm || exit 125
 for h in $hidden; do [ -d "$h" ] && { mount -t tmpfs -o ro,size=4k none "$h" || exit 125; }; done
 awk '{print $2}' /proc/self/mounts | sort -r | while read -r m; do
   case " $hidden " in *" $m "*) continue ;; esac
@@ -35,7 +46,7 @@ awk '{print $2}' /proc/self/mounts | sort -r | while read -r m; do
   mount -o remount,bind,ro "$m" 2>/dev/null
 done
 cd "$fixed" && exec "$@"
-"""
+""".replace("SHM_BYTES", str(SHM_BYTES))
 
 # The probe: writing inside must work; writing beside the fixed path (a folder of the
 # machine) and reaching any interface but lo must not.
@@ -64,7 +75,8 @@ class Sandbox:
             hide = [arg for path in self.hidden
                     for arg in ("--size", "4096", "--tmpfs", path, "--remount-ro", path)]
             return (["bwrap", "--ro-bind", "/", "/", "--dev-bind", "/dev", "/dev", "--proc", "/proc",
-                     "--size", str(TMP_BYTES), "--tmpfs", "/tmp", *hide,
+                     "--size", str(TMP_BYTES), "--tmpfs", "/tmp",
+                     "--size", str(SHM_BYTES), "--tmpfs", "/dev/shm", *hide,
                      "--bind", work, str(FIXED), "--chdir", str(FIXED),
                      "--unshare-pid", "--unshare-ipc", "--die-with-parent"]
                     + ([] if network else ["--unshare-net"]) + ["--", *command])
@@ -117,7 +129,7 @@ def limiter(memory_bytes=None):
     """The preexec function: no core files, bounded files and output, optional memory."""
     def apply():
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        resource.setrlimit(resource.RLIMIT_FSIZE, (2 << 30, 2 << 30))
+        resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_BYTES, FILE_BYTES))
         soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
         resource.setrlimit(resource.RLIMIT_NOFILE, (min(4096, hard), hard))
         if memory_bytes:
@@ -132,13 +144,21 @@ def run(sandbox, command, work, log, timeout, env=None, memory_bytes=None, netwo
     (work / "tmp").mkdir(exist_ok=True)
     # Temporary files and tools' caches stay in the step's own /tmp (the student's tmp/).
     scratch = "/tmp" if sandbox.kind != "none" else str(work.resolve() / "tmp")
-    environment = dict(os.environ, **(env or {}), TMPDIR=scratch, HOME=scratch)
+    environment = step_environment(env, scratch)
     if sandbox.kind == "none":
         with sandbox.link_lock:  # the fixed path is one link on this machine
             point_link_at(work)
             return run_logged(command, FIXED, log, timeout, environment, memory_bytes)
     return run_logged(sandbox.wrap(command, work, network), work, log, timeout, environment,
                       memory_bytes, shown=command)
+
+
+def step_environment(env, scratch):
+    """A fixed, minimal environment: the tools' paths and the GPU from the grader's, what the
+    step is given (`env`), and its own /tmp as home."""
+    kept = {name: os.environ[name] for name in KEPT_VARIABLES if name in os.environ}
+    return {**kept, "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", **(env or {}),
+            "TMPDIR": scratch, "HOME": scratch}
 
 
 def point_link_at(work):
@@ -151,20 +171,39 @@ def point_link_at(work):
 
 
 def run_logged(command, cwd, log, timeout, env, memory_bytes, shown=None):
-    with open(log, "w", encoding="utf-8") as out:
-        out.write("$ " + " ".join(str(c) for c in (shown or command)) + "\n")
+    """Runs the step with its output through a pipe: the log keeps the first LOG_BYTES."""
+    with open(log, "wb") as out:
+        out.write(("$ " + " ".join(str(c) for c in (shown or command)) + "\n").encode())
         out.flush()
         try:
             process = subprocess.Popen([str(c) for c in command], cwd=cwd, env=env,
-                                       stdin=subprocess.DEVNULL, stdout=out,
+                                       stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                        stderr=subprocess.STDOUT, start_new_session=True,
                                        preexec_fn=limiter(memory_bytes))
         except OSError as error:
-            out.write(f"could not start: {error}\n")
+            out.write(f"could not start: {error}\n".encode())
             code = 127
         else:
+            copier = threading.Thread(target=copy_capped, args=(process.stdout, out), daemon=True)
+            copier.start()
             code = wait_or_kill(process, timeout)
+            copier.join()
     return code, pathlib.Path(log).read_text(encoding="utf-8", errors="replace")
+
+
+def copy_capped(source, out):
+    """Copies the step's output into the log up to LOG_BYTES and drains the rest, so that the
+    step never blocks on a full pipe; a last line says how much was left out."""
+    kept = left = 0
+    while chunk := source.read(1 << 16):
+        room = max(0, LOG_BYTES - kept)
+        out.write(chunk[:room])
+        kept += min(room, len(chunk))
+        left += len(chunk) - min(room, len(chunk))
+    if left:
+        out.write(f"\n[grader: {left} more bytes of output left out; the log keeps the first "
+                  f"{LOG_BYTES >> 20} MiB]\n".encode())
+    source.close()
 
 
 def wait_or_kill(process, timeout):

@@ -12,6 +12,8 @@ import zipfile
 ARCHIVES = (".zip", ".tar.gz", ".tgz")
 MAX_UNPACKED_BYTES = 200 * 1024 * 1024  # a class's copies are a few MiB each
 MAX_SOURCE_BYTES = 1024 * 1024
+MAX_FILES = 5000  # the student edition has a few hundred files
+MAX_IGNORED_LISTED = 50  # ignored files named in result.json; the rest are counted
 SKIPPED_DIRS = {".git", "build", "__pycache__"}
 
 
@@ -79,8 +81,11 @@ def unpack(submission, dest):
 
 
 def copy_plain_files(source, dest):
-    total = 0
+    total = count = 0
     for path in sorted(source.rglob("*")):
+        count += 1
+        if count > MAX_FILES * 2:  # folders and files alike: a tree of empty folders too
+            raise SubmissionError(f"more than {MAX_FILES} files")
         relative = path.relative_to(source)
         if path.is_symlink() or not path.is_file() or SKIPPED_DIRS & set(relative.parts[:-1]):
             continue
@@ -99,6 +104,7 @@ def safe_member(name):
 def unzip(path, dest):
     try:
         with zipfile.ZipFile(path) as archive:
+            too_many(len(archive.infolist()))
             write_members([(m.filename, m.file_size, lambda m=m: archive.open(m))
                            for m in archive.infolist() if not m.is_dir()
                            and (m.external_attr >> 16) & 0o170000 != 0o120000], dest)  # no links
@@ -109,15 +115,24 @@ def unzip(path, dest):
 def untar(path, dest):
     try:
         with tarfile.open(path) as archive:
+            too_many(sum(1 for _ in zip(archive, range(MAX_FILES * 2 + 1))))
             write_members([(m.name, m.size, lambda m=m: archive.extractfile(m))
                            for m in archive.getmembers() if m.isfile()], dest)
     except (tarfile.TarError, OSError, ValueError) as error:
         raise SubmissionError(f"not a readable .tar.gz: {error}") from None
 
 
+def too_many(entries):
+    """Folders and files alike: an archive of many empty folders costs time too."""
+    if entries > MAX_FILES * 2:
+        raise SubmissionError(f"more than {MAX_FILES * 2} entries in the archive")
+
+
 def write_members(members, dest):
     """An archive's plain files, (name, size, open), under dest: names that would leave it
     are skipped, and the whole may not unpack to more than MAX_UNPACKED_BYTES."""
+    if len(members) > MAX_FILES:
+        raise SubmissionError(f"more than {MAX_FILES} files in the archive")
     members = [m for m in members if safe_member(m[0])]
     if sum(size for _, size, _ in members) > MAX_UNPACKED_BYTES:
         raise SubmissionError(f"more than {MAX_UNPACKED_BYTES >> 20} MiB unpacked")
@@ -180,5 +195,7 @@ def ignored_files(root, course, stage_folders):
         original = course / relative
         if not original.is_file() or original.read_bytes() != path.read_bytes():
             ignored.append(str(relative))
+    if len(ignored) > MAX_IGNORED_LISTED:
+        ignored = ignored[:MAX_IGNORED_LISTED] + [f"... and {len(ignored) - MAX_IGNORED_LISTED} more"]
     return ignored
 
