@@ -106,6 +106,17 @@ class Violations(unittest.TestCase):
                      "  auto f = &rand;"):
             self.assertTrue(self.broken_by(line), line)
 
+    def test_a_lone_carriage_return_cannot_shift_the_blocks(self):
+        # "\r" alone ends a line for the compiler but not for a split on "\n": one before a
+        # block would leave the block's last line looking like the template's.
+        lines = self.answer.split("\n")
+        end = next(i for i, l in enumerate(lines) if "TODO 1 of 3: END" in l)
+        lines.insert(end, "  std::system(0);")
+        text = "\n".join(lines)
+        shifted = text.replace("\n", "\r", 1)
+        self.assertIn("bytes", rules_broken(7, shifted))
+        self.assertIn("never", rules_broken(7, text))
+
     def test_names_declared_in_the_block_are_free(self):
         self.assertEqual(self.broken_by("  const float read = in[0], write = read + 1.0f;"), [])
         self.assertEqual(self.broken_by("  float open2 = 0.0f; open2 += max(1.0f, 2.0f);"), [])

@@ -182,8 +182,16 @@ def outside_edit(template, submitted):
 
 # ---------------------------------------------------------------------------- bytes
 def byte_violations(text, lines):
-    """What the lexer might read unlike the compiler, on the blocks' raw lines."""
+    """What the lexer might read unlike the compiler, on the blocks' raw lines; and anywhere,
+    a carriage return that ends a line on its own, which the compiler counts as a line end
+    and a split on newlines does not (the blocks' lines would be counted apart from the
+    tokens')."""
     found = []
+    lone = re.search(r"\r(?!\n)", text)
+    if lone:
+        number = text.count("\n", 0, lone.start()) + 1
+        found.append(Violation(number, "bytes", text.split("\n")[number - 1][:80].replace("\r", "\\r"),
+                               "a carriage return without a newline after it is not allowed"))
     for number, line in enumerate(text.split("\n"), start=1):
         if number not in lines:
             continue
@@ -552,6 +560,8 @@ def check(template, submitted, stage, answer=None, answers_keywords=()):
     allowed = Allowed(template, answer, facts, answers_keywords)
     lines = block_lines(submitted.replace("\r\n", "\n"))
     found = byte_violations(submitted.replace("\r\n", "\n"), lines)
+    if found and found[0].rule == "bytes" and "carriage return" in found[0].why:
+        return found  # the lines below would be counted unlike the compiler counts them
     stream = Stream(submitted, lines)
     found += marker_violations(stream, submitted.replace("\r\n", "\n"))
     found += token_violations(stream, allowed)
