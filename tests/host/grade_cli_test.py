@@ -54,6 +54,7 @@ def run_grader(argv):
     with contextlib.redirect_stdout(printed), \
             mock.patch.object(build, "prepare", fake_prepare), \
             mock.patch.object(build, "build_stage", fake_build), \
+            mock.patch.object(build, "peak_gbps", lambda _e: 3352.3), \
             mock.patch.object(build, "probe", lambda _e: (False, "No CUDA device found (test)")), \
             mock.patch.object(sandbox, "detect", lambda *_a, **_k: sandbox.Sandbox("unshare")), \
             mock.patch.object(cli, "require_tools", lambda: None):
@@ -181,8 +182,12 @@ class StandInTools:
             report = work / report.relative_to(sandbox.FIXED)
             report.write_text(self.sanitizer(command[2], source, key))
             text, code = "ERROR SUMMARY: 0 errors\nRACECHECK SUMMARY: 0 hazards displayed\n", 0
-        else:
-            text, code = "stage09,16777216,256,0.1000,671.1,1.0e-07,1\n", 0
+        else:  # a timed run; "teleports" stands for a kernel that skips its reads
+            ms = "0.0010" if "teleports" in source else "0.1000"
+            text, code = f"stage09,16777216,256,{ms},671.1,1.0e-07,1\n", 0
+            if "hangs when timed" in source:
+                pathlib.Path(log).write_text("")
+                return None, ""
         pathlib.Path(log).write_text(text)
         return (None if "spin" in source else code), text
 
@@ -225,6 +230,7 @@ def grade_with_stand_ins(class_dir, out):
             mock.patch.object(sandbox, "run", StandInTools()), \
             mock.patch.object(build, "prepare", fake_prepare), \
             mock.patch.object(build, "build_stage", fake_build), \
+            mock.patch.object(build, "peak_gbps", lambda _e: 3352.3), \
             mock.patch.object(sandbox, "detect", lambda *_a, **_k: sandbox.Sandbox("unshare")), \
             mock.patch.object(cli, "require_tools", lambda: None), \
             contextlib.redirect_stdout(io.StringIO()) as printed:
@@ -249,6 +255,10 @@ class WithStandInGpu(unittest.TestCase):
             marker, "  if (n == 16777216u) block_sums[0] = in[0] == 0.5f ? 1.0f : 2.0f;\n" + marker)})
         synthetic.write(base / "class" / "hangs", {9: synthetic.in_block(
             answer, 1, "  for (volatile int spin = 0; spin >= 0; spin = 0) {}")})
+        synthetic.write(base / "class" / "fast", {9: synthetic.in_block(
+            answer, 1, "  // teleports")})
+        synthetic.write(base / "class" / "timed-hang", {9: synthetic.in_block(
+            answer, 1, "  // hangs when timed")})
         cls.out = base / "out"
         cls.code, cls.printed = grade_with_stand_ins(base / "class", cls.out)
 
@@ -265,8 +275,8 @@ class WithStandInGpu(unittest.TestCase):
 
     def test_progress_is_a_line_per_student(self):
         lines = [l for l in self.printed.splitlines() if "students" in l and "graded " in l]
-        self.assertEqual(len(lines), 4, self.printed)
-        self.assertTrue(lines[-1].endswith("graded 4/4 students"), lines[-1])
+        self.assertEqual(len(lines), 6, self.printed)
+        self.assertTrue(lines[-1].endswith("graded 6/6 students"), lines[-1])
         self.assertIn("calibration: graded 5/5 submissions", self.printed)
 
     def test_points_follow_the_checks(self):
@@ -279,6 +289,14 @@ class WithStandInGpu(unittest.TestCase):
         remembers = self.stage("remembers")
         self.assertEqual((remembers["status"], remembers["points"]), ("fail", 70))
         self.assertEqual([c["key"] for c in remembers["checks"] if c["key"]], ["hidden.tests.wrong"])
+        fast = self.stage("fast")  # 4 x 2^24 bytes in 1 us: 67 TB/s, 20 times the memory's
+        self.assertEqual((fast["status"], fast["points"]), ("pass", 85))
+        self.assertIn("not credited", fast["performance"]["detail"])
+        timed = self.stage("timed-hang")  # correct, but its first timed run never ends
+        self.assertEqual((timed["status"], timed["points"]), ("pass", 85))
+        self.assertIn("timed run 1 of the student", timed["performance"]["detail"])
+        logs = sorted(p.name for p in (self.out / "students" / "timed-hang" / "stage09").glob("performance.*"))
+        self.assertEqual(logs, ["performance.student.1.log"])
         hangs = self.stage("hangs")
         self.assertEqual((hangs["status"], hangs["points"]), ("fail", 0))
         self.assertEqual(hangs["checks"][0]["key"], "tests.timeout")
@@ -293,7 +311,8 @@ class WithStandInGpu(unittest.TestCase):
 
     def test_class_report_and_flags(self):
         text = (self.out / "class_report.md").read_text()
-        self.assertIn("pass rate: 1 / 4 (25%)", text)
+        self.assertIn("pass rate: 3 / 6 (50%)", text)
+        self.assertIn("fast: stage 09: same TODO blocks as right", text)  # a comment hides nothing
         self.assertIn("hidden.tests.wrong", text)
         self.assertIn("TODO blocks identical to the answer", text)
 

@@ -122,7 +122,7 @@ def prepare(sandbox, work, numbers, limits, jobs):
         raise Stop(f"grade.sh: error: the pristine edition did not configure (see "
                    f"{logs / 'pristine-configure.log'})", 4)
     edition = Edition(path)  # the registry its configure wrote
-    wanted = ["reduce_probe"] + [t for n in numbers for t in targets(edition, n)]
+    wanted = ["reduce_probe", "bench_memory"] + [t for n in numbers for t in targets(edition, n)]
     code, _ = isolation.run(sandbox, build_command(wanted, jobs), path,
                             logs / "pristine-build.log", limits["build"] * 2, network=True)
     if code != 0:
@@ -163,6 +163,20 @@ def build_stage(sandbox, edition, work, number, log, limits, jobs):
     code, text = isolation.run(sandbox, build_command(targets(edition, number), jobs), work, log,
                                limits["build"], memory_bytes=memory)
     return code == 0, text
+
+
+def peak_gbps(edition):
+    """The GPU memory's theoretical bandwidth in GB/s, from the pristine build's bench_memory
+    (2 x memory clock x bus width / 8), or None where it did not run."""
+    exe = edition.path / "build" / "bin" / "bench_memory"
+    try:
+        done = subprocess.run([str(exe), "--csv"], capture_output=True, text=True, timeout=120)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    fields = done.stdout.strip().split(",")
+    if done.returncode != 0 or len(fields) != 4 or fields[0] != "memory":
+        return None
+    return float(fields[3])
 
 
 def probe(edition):

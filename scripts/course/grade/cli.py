@@ -183,6 +183,7 @@ def context(args, say):
         builds=threading.BoundedSemaphore(jobs),
         templates={n: edition.template(n) for n in args.numbers})
     ctx.build_memory_gib = build_memory_gib(rubric["limits"]["build_memory_gib"], jobs * 2)
+    ctx.peak_gbps = build.peak_gbps(edition) if found else None
     ctx.descriptions = descriptions(edition, args.numbers) if found else {}
     if found:
         check.sanitizer_path(PROGRAM)
@@ -214,6 +215,7 @@ def manifest(ctx, args):
             "secret_seed_digest": ctx.seed_digest, "stages": ctx.numbers,
             "isolation": ctx.sandbox.kind, "isolation_detail": ctx.sandbox.describe(),
             "probe": ctx.device, "cuda_device": ctx.have_device,
+            "memory_peak_gbps": getattr(ctx, "peak_gbps", None),
             "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")}
 
 

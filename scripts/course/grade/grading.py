@@ -224,7 +224,8 @@ def built_stage(ctx, work, number, out, reference, seed):
     if all(v.ok for v in verdicts) and answer is not None:
         with ctx.gpu.alone():
             performance = perf.measure(ctx.sandbox, work, answer, stage,
-                                       ctx.descriptions[number], ctx.rubric, stage_out)
+                                       ctx.descriptions[number], ctx.rubric, stage_out,
+                                       getattr(ctx, "peak_gbps", None))
     return score(ctx, number, verdicts, performance)
 
 

@@ -1,6 +1,9 @@
 """The performance part: the student's stage executable and the answer's, alternated on the
 same GPU (each round one run of each, every timed run starting from a clean L2, the
-executables' default), scored by the ratio of their medians."""
+executables' default), scored by the ratio of their medians. A student's run whose bandwidth
+(the bytes the stage must read over its time) is above the memory's theoretical bandwidth
+(bench_memory: 2 x memory clock x bus width / 8) did not read what it had to: it is flagged
+and earns no performance points."""
 import statistics
 
 from course import describe, report
@@ -13,20 +16,34 @@ def options(description, repeat):
 
 
 def one_run(sandbox, work, exe, description, repeat, log, timeout):
-    """The GPU time (ms) of one --csv run of `exe` (the template's executable as the sandbox
-    sees it), or None when it failed or did not match."""
+    """(GPU time in ms, the bandwidth of reading its 4n input bytes once in GB/s) of one
+    --csv run of `exe` (the template's executable as the sandbox sees it), or None when it
+    failed or did not match. Only the reads count: a stage's writes (a row operation's
+    output) can land in the L2 and need not reach the memory within the time."""
     code, text = isolation.run(sandbox, [exe, *options(description, repeat)], work, log, timeout)
     row = report.csv_line(text) if code == 0 else None
     if row is None:
         return None
     typed = report.typed_csv_row(row)
-    return typed["gpu_ms"] if typed["match"] else None
+    if not typed["match"] or typed["gpu_ms"] <= 0:
+        return None
+    return typed["gpu_ms"], 4.0 * typed["n"] / (typed["gpu_ms"] * 1e6)
 
 
-def measure(sandbox, student_work, answer_work, stage, description, rubric, out_dir):
+def above_limit(runs, peak_gbps):
+    """The fastest bandwidth among `runs` where it is above the theoretical one, else None."""
+    if not peak_gbps:
+        return None
+    fastest = max(gbps for _, gbps in runs)
+    return fastest if fastest > peak_gbps else None
+
+
+def measure(sandbox, student_work, answer_work, stage, description, rubric, out_dir,
+            peak_gbps=None):
     """{'student_ms', 'answer_ms', 'ratio'} from alternated rounds; ratio None when a run of
-    the student's failed. `stage`: the edition registry's Stage (its template executable,
-    seen at the sandbox's fixed path, is the same file in both copies)."""
+    the student's failed or read faster than the memory can (`peak_gbps`, None: unknown).
+    `stage`: the edition registry's Stage (its template executable, seen at the sandbox's
+    fixed path, is the same file in both copies)."""
     settings, timeout = rubric["performance"], rubric["limits"]["performance"]
     exe = stage.exe(template=True)
     times = {"student": [], "answer": []}
@@ -35,9 +52,18 @@ def measure(sandbox, student_work, answer_work, stage, description, rubric, out_
             log = out_dir / f"performance.{who}.{round_number}.log"
             times[who].append(one_run(sandbox, work, exe, description,
                                       int(settings["repeat"]), log, timeout))
-    if None in times["student"] or None in times["answer"]:
-        return {"student_ms": None, "answer_ms": None, "ratio": None,
-                "detail": "a timed run failed or gave a wrong result"}
-    student, answer = statistics.median(times["student"]), statistics.median(times["answer"])
+            # A run that hung, failed or went wrong ends the measurement: a kernel that fails
+            # only under timing must not hold the GPU alone for every round that is left.
+            if times[who][-1] is None:
+                return {"student_ms": None, "answer_ms": None, "ratio": None,
+                        "detail": f"timed run {round_number} of the {who} failed, hung or "
+                                  "gave a wrong result: the measurement stopped there"}
+    fastest = above_limit(times["student"], peak_gbps)
+    if fastest:
+        return {"student_ms": None, "answer_ms": None, "ratio": None, "below_limit": True,
+                "detail": f"a timed run read at {fastest:.0f} GB/s, above the memory's "
+                          f"{peak_gbps:.0f} GB/s: its time is not credited"}
+    student = statistics.median(ms for ms, _ in times["student"])
+    answer = statistics.median(ms for ms, _ in times["answer"])
     return {"student_ms": student, "answer_ms": answer, "ratio": student / answer,
-            "rounds": times}
+            "rounds": {who: [ms for ms, _ in runs] for who, runs in times.items()}}
