@@ -9,7 +9,8 @@ import unittest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "scripts"))  # the package, also when run by hand
-from course.grade import build, rubric  # noqa: E402
+from course.check import Verdict  # noqa: E402
+from course.grade import build, calibrate, grading, rubric  # noqa: E402
 
 
 class Rubric(unittest.TestCase):
@@ -78,6 +79,31 @@ class Rubric(unittest.TestCase):
         with self.assertRaises(rubric.RubricError):
             rubric.load(self.dir / "missing.toml")
 
+
+
+class Noise(unittest.TestCase):
+    """Calibration's timing noise widens the bands: the answer timed against itself keeps
+    its full share however its rounds moved."""
+
+    def answer(self, ratio, spread):
+        return {"stages": {"07": {"status": grading.PASS, "points": 90, "max": 100,
+                                  "performance": {"ratio": ratio, "spread": spread}}}}
+
+    def test_noise_is_the_largest_of_the_ratio_its_inverse_and_the_spread(self):
+        self.assertAlmostEqual(calibrate.noise(self.answer(1.22, 1.05), [7])[7], 1.22)
+        self.assertAlmostEqual(calibrate.noise(self.answer(0.8, 1.05), [7])[7], 1.25)
+        self.assertAlmostEqual(calibrate.noise(self.answer(1.0, 1.3), [7])[7], 1.3)
+        self.assertEqual(calibrate.answer_problems(self.answer(1.22, 1.3), [7]), [])
+
+    def test_a_ratio_counts_divided_by_the_noise(self):
+        ctx = grading.Context(out=pathlib.Path("/nonexistent"), rubric=rubric.load())
+        verdicts = [Verdict(name, True, "") for name in rubric.CHECKS if name != "performance"]
+        full = rubric.points(ctx.rubric, 7)["performance"]
+        ctx.noise = {7: 1.22}
+        self_timed = grading.score(ctx, 7, verdicts, {"ratio": 1.22})
+        self.assertEqual(self_timed["performance"]["points"], full)
+        ctx.noise = {}
+        self.assertLess(grading.score(ctx, 7, verdicts, {"ratio": 1.22})["performance"]["points"], full)
 
 if __name__ == "__main__":
     unittest.main()

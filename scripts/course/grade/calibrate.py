@@ -67,13 +67,32 @@ def answer_sources(stages):
 
 # ---------------------------------------------------------------------------- verdicts
 def answer_problems(result, numbers):
+    """What keeps the answers from full marks but their timing: every check must pass and
+    the performance must have been measured. Their time against themselves only measures
+    the machine's noise (noise below), which widens the bands instead of failing anything."""
     problems = []
     for number in numbers:
         stage = result["stages"][f"{number:02d}"]
-        if stage["points"] < stage["max"]:
+        correct = stage["status"] == grading.PASS
+        measured = (stage.get("performance") or {}).get("ratio") is not None
+        if not (correct and measured):
             problems.append(f"the answer of stage {number:02d} scored {stage['points']} of "
                             f"{stage['max']} ({stage['status']}: {failing(stage)})")
     return problems
+
+
+def noise(result, numbers):
+    """{stage: noise}: the answer timed against itself, as the largest of its ratio, the
+    ratio's inverse and the spread of its rounds (slowest over fastest). Every student's
+    ratio is divided by it before the rubric's bands read it, so the bands stand for
+    differences the machine's own noise cannot make."""
+    found = {}
+    for number in numbers:
+        performance = result["stages"][f"{number:02d}"].get("performance") or {}
+        ratio = performance.get("ratio")
+        if ratio:
+            found[number] = max(ratio, 1.0 / ratio, performance.get("spread") or 1.0)
+    return found
 
 
 def failing(stage):
@@ -141,6 +160,7 @@ def calibrate(ctx, grade_all, say):
     if cached and cached.get("key") == key and not cached["problems"] and answers_dir.is_dir():
         ctx.answer_work.update({n: answers_dir for n in ctx.numbers})
         ctx.expected.update({int(n): names for n, names in cached["expected"].items()})
+        ctx.noise.update({int(n): v for n, v in cached.get("noise", {}).items()})
         say(f"calibration: reused ({cache_path})")
         return []
     folder = ctx.work / "calibration" / "submissions"
@@ -166,8 +186,10 @@ def calibrate(ctx, grade_all, say):
         results = grade_all(ctx, made, reference=False, on_done=done)
         result = answered.result()[0]
     problems = answer_problems(result, runnable)
+    ctx.noise.update(noise(result, runnable))
     problems += [p for e, r in zip(entries, results) if (p := entry_problem(e, r))]
     cache_path.write_text(json.dumps({"key": key, "problems": problems,
-                                      "expected": {str(n): v for n, v in ctx.expected.items()}},
+                                      "expected": {str(n): v for n, v in ctx.expected.items()},
+                                      "noise": {str(n): v for n, v in ctx.noise.items()}},
                                      indent=1) + "\n")
     return problems

@@ -216,6 +216,7 @@ def manifest(ctx, args):
             "isolation": ctx.sandbox.kind, "isolation_detail": ctx.sandbox.describe(),
             "probe": ctx.device, "cuda_device": ctx.have_device,
             "memory_peak_gbps": getattr(ctx, "peak_gbps", None),
+            "timing_noise": {f"{n:02d}": round(v, 3) for n, v in ctx.noise.items()},
             "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")}
 
 

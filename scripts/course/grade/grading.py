@@ -87,6 +87,7 @@ class Context:
 
     def __init__(self, **fields):
         self.answer_work, self.expected = {}, {}
+        self.noise = {}  # {stage: the timing noise calibration measured (calibrate.noise)}
         self.__dict__.update(fields)
         self.logs = self.out / "students"  # each student's logs, beside their result.json
         # Each student's unpacked copy and build. The calibration's live under another
@@ -122,8 +123,12 @@ def score(ctx, number, verdicts, performance):
     result = stage_result(PASS if correct else FAIL, rubrics.maximum(ctx.rubric, number),
                           checks=checks)
     if correct and performance:
-        share = rubrics.performance_share(ctx.rubric, performance["ratio"])
-        performance = dict(performance, points=tidy(table["performance"] * share))
+        # The bands widened by the noise calibration measured: a ratio counts as
+        # ratio / noise, so the answer timed against itself keeps its full share.
+        noise = ctx.noise.get(number, 1.0)
+        ratio = performance["ratio"] / noise if performance["ratio"] else None
+        share = rubrics.performance_share(ctx.rubric, ratio)
+        performance = dict(performance, points=tidy(table["performance"] * share), noise=noise)
     else:
         performance = {"ratio": None, "points": 0,
                        "detail": "counts only for a correct stage" if not correct else "not run"}

@@ -66,4 +66,11 @@ def measure(sandbox, student_work, answer_work, stage, description, rubric, out_
     student = statistics.median(ms for ms, _ in times["student"])
     answer = statistics.median(ms for ms, _ in times["answer"])
     return {"student_ms": student, "answer_ms": answer, "ratio": student / answer,
+            "spread": spread([ms for ms, _ in times["answer"]]),
             "rounds": {who: [ms for ms, _ in runs] for who, runs in times.items()}}
+
+
+def spread(times):
+    """The slowest round over the fastest: how much one executable's time moved between
+    rounds on this machine (1.0: not at all)."""
+    return max(times) / min(times) if times and min(times) > 0 else 1.0
