@@ -1,9 +1,12 @@
-"""Calibration, before anyone is graded: the answers of the graded stages must score full
-marks and every entry of tests/mistakes/ must lose points with its `Expect:` key (an entry
-that has to change lines outside the TODO blocks, `Outside:`, must fail integrity; an
-`Expect: pass` entry is what no check catches and is left out). Otherwise the grader stops
-and says which. The result is kept per course commit, rubric and seed, so a class run
-calibrates once; the answers' builds stay as the performance yardstick."""
+"""Calibration, before anyone is graded: every attempt of the red-team file
+(tests/grade/redteam/integrity.toml) must be stopped by the rule it names and every honest
+solution there let through; the answers of the graded stages must pass every check (their
+time against themselves measures the machine's timing noise, noise() below); and every entry
+of tests/mistakes/ must lose points with its `Expect:` key (an entry that has to change lines
+outside the TODO blocks, `Outside:`, must fail integrity; an `Expect: pass` entry is what no
+check catches and is left out). Otherwise the grader stops and says which. The result is kept
+per course commit, rubric and seed, so a class run calibrates once; the answers' builds stay
+as the performance yardstick."""
 import concurrent.futures
 import copy
 import importlib.util
@@ -12,7 +15,7 @@ import pathlib
 
 from course import rules
 from course.gpu import tool_output
-from course.grade import grading, submissions
+from course.grade import grading, redteam, submissions
 from course.grade.build import ROOT
 from course.grade.progress import Progress
 
@@ -149,8 +152,12 @@ def calibrate(ctx, grade_all, say):
     """Grades the answers and the corpus (grade_all(ctx, submissions, reference, on_done)
     grades a list in parallel and returns the results), saying its progress now and then;
     returns a list of problems (empty: calibrated)."""
+    # The red-team file first: integrity alone decides it, with or without a GPU.
+    attempts = redteam.problems(ctx.stages, set(ctx.numbers))
     if not ctx.have_device:
-        return integrity_only(ctx, corpus(ctx.stages[n] for n in ctx.numbers))
+        return attempts + integrity_only(ctx, corpus(ctx.stages[n] for n in ctx.numbers))
+    if attempts:
+        return attempts
     runnable = [n for n in ctx.numbers if n in ctx.descriptions]  # not stage 18 without NCCL
     entries = corpus(ctx.stages[n] for n in runnable)
     cache_path = ctx.work / "calibration.json"

@@ -1,0 +1,62 @@
+"""The red-team file (tests/grade/redteam/integrity.toml): attempts to get past the integrity
+rules, and honest solutions unlike the answers, each as the stage's answer with lines put
+into one TODO block. Calibration checks them before anyone is graded (problems), as the host
+test does: every attempt stopped by the rule it names, every honest solution let through."""
+import tomllib
+
+from course import registry
+from course.grade import integrity
+from course.todo_markers import BEGIN, END
+
+FILE = registry.ROOT / "tests" / "grade" / "redteam" / "integrity.toml"
+PASS = "pass"
+
+
+def entries(path=FILE):
+    return tomllib.loads(path.read_text(encoding="utf-8"))["entry"]
+
+
+def submission(entry, answer):
+    """`answer` with the entry's lines first in its block, or in place of the block's code
+    (`replace`, the block's comments kept)."""
+    lines, out, inside = answer.split("\n"), [], False
+    for line in lines:
+        begin = BEGIN.search(line)
+        if begin and int(begin.group(1)) == entry["block"]:
+            out += [line, entry["insert"]]
+            inside = True
+        elif inside and END.search(line):
+            out.append(line)
+            inside = False
+        elif not (inside and entry.get("replace")) or line.strip().startswith("//"):
+            out.append(line)
+    return "\n".join(out)
+
+
+def verdict(entry, stage, template, answer):
+    """None when the entry came out as it says, else one line saying how it did not."""
+    found = integrity.check(template, submission(entry, answer), stage, answer)
+    rules = sorted({v.rule for v in found})
+    if entry["expect"] == PASS:
+        return None if not found else (f"red-team {entry['id']} (an honest solution) was "
+                                       f"refused: {found[0]}")
+    if entry["expect"] in rules:
+        return None
+    return (f"red-team {entry['id']} ({entry['why']}) was not stopped by the rule "
+            f"{entry['expect']} (rules: {', '.join(rules) or 'none'})")
+
+
+def problems(stages, numbers):
+    """The red-team entries of the stages `numbers` ({number: the course registry's Stage})
+    that did not come out as they say."""
+    found = []
+    for entry in entries():
+        if entry["stage"] not in numbers:
+            continue
+        stage = stages[entry["stage"]]
+        template = stage.template_source.read_text(encoding="utf-8")
+        answer = stage.answer_source.read_text(encoding="utf-8")
+        problem = verdict(entry, stage, template, answer)
+        if problem:
+            found.append(problem)
+    return found
