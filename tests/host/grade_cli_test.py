@@ -379,6 +379,40 @@ class AnyStudentId(unittest.TestCase):
             self.assertIn("not UTF-8", str(caught.exception))
 
 
+class StepOutput(unittest.TestCase):
+    """A step's output reaches its log capped, with a note; a full folder keeps little more;
+    the step sees none of the grader's own variables."""
+
+    def run_step(self, folder, code, env=None):
+        box = sandbox.Sandbox("none")
+        work = pathlib.Path(folder) / "work"
+        work.mkdir(exist_ok=True)
+        log = pathlib.Path(folder) / "logs" / "step.log"
+        log.parent.mkdir(exist_ok=True)
+        with mock.patch.dict("os.environ", {"REDUCE_GRADER_SECRET": "42"}):
+            done = sandbox.run(box, [sys.executable, "-c", code], work, log, 60, env=env)
+        return done, log
+
+    def test_a_flood_of_output_is_capped_with_a_note(self):
+        with tempfile.TemporaryDirectory() as folder:
+            (code, text), log = self.run_step(folder, "print('x' * (3 << 20))")
+            self.assertEqual(code, 0)
+            self.assertLess(log.stat().st_size, sandbox.LOG_BYTES + 4096)
+            self.assertIn("more bytes of output left out", text)
+            (pathlib.Path(folder) / "logs" / "earlier.log").write_bytes(b"x" * sandbox.FOLDER_LOG_BYTES)
+            (code, text), log = self.run_step(folder, "print('y' * (1 << 20))")
+            self.assertLess(log.stat().st_size, sandbox.LOG_FLOOR + 4096)
+
+    def test_the_step_sees_a_minimal_environment(self):
+        with tempfile.TemporaryDirectory() as folder:
+            (code, text), _ = self.run_step(
+                folder, "import os; print(sorted(os.environ))", env={"REDUCE_HIDDEN_SEED": "7"})
+            self.assertEqual(code, 0)
+            self.assertNotIn("REDUCE_GRADER_SECRET", text)
+            self.assertIn("REDUCE_HIDDEN_SEED", text)
+            self.assertIn("PATH", text)
+
+
 class EditionRegistry(unittest.TestCase):
     """The pristine edition's facts come from its own build's stages.json, its targets seen
     at the sandbox's fixed path; a stage that build could not make has no suite."""

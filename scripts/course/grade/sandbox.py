@@ -26,6 +26,10 @@ SHM_BYTES = 1 << 30  # each step's own /dev/shm (NCCL's shared memory, stage 18)
 # a build's objects and executables stay far below.
 LOG_BYTES = 1 << 20
 FILE_BYTES = 512 << 20
+# What all the logs of one folder (a student's stage) may hold together: a step whose folder
+# is full keeps only its first LOG_FLOOR bytes.
+FOLDER_LOG_BYTES = 8 << 20
+LOG_FLOOR = 4 << 10
 # The only variables of the grader's environment a step sees (the tools' paths and the GPU
 # it was given); everything else, the grader's own settings included, is left behind.
 KEPT_VARIABLES = ("PATH", "LD_LIBRARY_PATH", "CUDA_HOME", "CUDA_PATH", "CUDA_VISIBLE_DEVICES",
@@ -184,25 +188,34 @@ def run_logged(command, cwd, log, timeout, env, memory_bytes, shown=None):
             out.write(f"could not start: {error}\n".encode())
             code = 127
         else:
-            copier = threading.Thread(target=copy_capped, args=(process.stdout, out), daemon=True)
+            room = log_room(pathlib.Path(log).parent)
+            copier = threading.Thread(target=copy_capped, args=(process.stdout, out, room),
+                                      daemon=True)
             copier.start()
             code = wait_or_kill(process, timeout)
             copier.join()
     return code, pathlib.Path(log).read_text(encoding="utf-8", errors="replace")
 
 
-def copy_capped(source, out):
-    """Copies the step's output into the log up to LOG_BYTES and drains the rest, so that the
-    step never blocks on a full pipe; a last line says how much was left out."""
+def log_room(folder):
+    """How much a new log in `folder` may keep: LOG_BYTES, or what is left of the folder's
+    FOLDER_LOG_BYTES (at least LOG_FLOOR, so that every step says something)."""
+    used = sum(entry.stat().st_size for entry in os.scandir(folder) if entry.is_file())
+    return max(LOG_FLOOR, min(LOG_BYTES, FOLDER_LOG_BYTES - used))
+
+
+def copy_capped(source, out, limit=LOG_BYTES):
+    """Copies the step's output into the log up to `limit` bytes and drains the rest, so that
+    the step never blocks on a full pipe; a last line says how much was left out."""
     kept = left = 0
     while chunk := source.read(1 << 16):
-        room = max(0, LOG_BYTES - kept)
+        room = max(0, limit - kept)
         out.write(chunk[:room])
         kept += min(room, len(chunk))
         left += len(chunk) - min(room, len(chunk))
     if left:
         out.write(f"\n[grader: {left} more bytes of output left out; the log keeps the first "
-                  f"{LOG_BYTES >> 20} MiB]\n".encode())
+                  f"{limit} bytes]\n".encode())
     source.close()
 
 
