@@ -37,7 +37,7 @@ def softmax_figure():
     cw, ch, gap_x, row_gap = 88, 40, 10, 54
     left, top = 110, 122
     width = left + lanes * (cw + gap_x) + 10
-    height = top + (len(rows) + 1) * (ch + row_gap) + 80
+    height = top + (len(rows) + 1) * (ch + row_gap) + 98
     fig = Figure("stage16-online-softmax", width, height,
                  "온라인 소프트맥스: (m, s) 쌍을 버터플라이로 합치기 (레인 8개로 줄인 워프)",
                  "합치기: m = max(m_a, m_b),  s = s_a·exp(m_a − m) + s_b·exp(m_b − m).  값 하나는 쌍 (x, 1)")
@@ -86,7 +86,8 @@ def softmax_figure():
         (swatch(fill="#CFE3F1", stroke=BLUE), "m가 커져 자기 s를 exp(m_옛 − m_새)로 줄여 옮긴 레인"),
         (swatch(fill=BLUE), "행의 (m, s): 모든 레인이 같은 쌍"),
     ], 16, y, size=12)
-    fig.lines([f"확인: max(x) = {fmt(max(x))}, Σ exp(x − {fmt(max(x))}) = {fmt(total)}. 합치는 순서가 달라도 같은 쌍이 나온다(결합 법칙).",
+    fig.lines([f"확인: max(x) = {fmt(max(x))}, Σ exp(x − {fmt(max(x))}) = {fmt(total)}.",
+               "정확한 산술에서는 결합 법칙이 성립해 합치는 순서가 달라도 같은 쌍이 나온다(float에서는 마지막 자리가 다를 수 있다).",
                "빈 쌍(-inf, 0)은 항등원이다. 빈 쌍 둘을 합칠 때 exp(-inf − (-inf)) = NaN이 되지 않게 rescale이 0을 돌려준다."],
               16, y + 26, size=12, fill=GREY)
     return fig
@@ -184,7 +185,7 @@ def welford_figure():
                  weight="bold")
     fig.line(px(left_pair[1]), ly - 46, px(right_pair[1]), ly - 46, colour=VERMILLION, width=2,
              arrow=True)
-    fig.text(f"δ = {fmt(delta)}: 평균 사이의 거리가 M2에 {fmt(cross)}을 더한다", px(3.3), ly - 54,
+    fig.text(f"δ = {fmt(delta)}: 평균 사이의 거리가 M2에 {fmt(cross)}만큼 더한다", px(3.3), ly - 54,
              size=12, fill=VERMILLION, weight="bold", anchor="middle")
     fig.legend([(dot(BLUE), "무리 a = {1, 2}"), (dot(ORANGE), "무리 b = {3, 5}")], 16, height - 22)
     fig.text("세 번째 항을 빠뜨리면 M2는 2.5로, 실제 8.75의 3분의 1도 안 된다.", 360, height - 22,

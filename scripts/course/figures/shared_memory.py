@@ -129,7 +129,8 @@ def tree_figure(name, title, subtitle, values, steps, op=lambda a, b: a + b,
         (swatch(stroke=GREY), "쓰이지 않은 칸"),
     ], 16, ly)
     fig.line(x, ly - 5, x + 30, ly - 5, colour=VERMILLION, width=1.6, dash="5 3", arrow=True)
-    fig.text("더할 값을 읽어 오는 칸", x + 46, ly, size=12)
+    verb = "비교할" if op is max else "더할"
+    fig.text(f"{verb} 값을 읽어 오는 칸", x + 46, ly, size=12)
     fig.lines(list(caption), 16, ly + 22, size=12, fill=GREY)
     return fig
 
