@@ -72,7 +72,7 @@ GENERIC = {
     "tests.device": ("어떤 GPU의 샤드 합이 그 GPU에서 돌지 않았습니다. 커널은 현재 장치에서 돌므로, GPU마다 "
                      "cudaSetDevice(part.device)를 부른 뒤 그 GPU의 일을 맡기세요.", DEFAULT_SECTION),
     "tests.nccl_usage": ("ncclAllReduce 호출의 모양이 틀립니다. GPU 하나에서는 우연히 맞는 합이 나와도, 로그의 "
-                         "줄이 말하는 인자(그룹, 버퍼, 개수, 자료형, 연산, 통신자, 스트림)를 고치세요.",
+                         "줄이 말하는 인자(그룹, 버퍼, 개수, 자료형, 연산, 커뮤니케이터, 스트림)를 고치세요.",
                          DEFAULT_SECTION),
     "tests.nccl_error": ("NCCL 호출이 실패했습니다. 로그의 오류 줄이 호출, 파일, 줄과 NCCL의 설명을 알려 "
                          "줍니다(더 자세히는 NCCL_DEBUG=WARN).", DEFAULT_SECTION),
