@@ -43,9 +43,13 @@ def possible_keys(stage):
 
 
 def test_names(stage):
-    suite = stage.suite(template=False, build_dir=BUILD)
-    if not suite.exists():
+    """The stage's test names, from whichever suite is built: the answer's, or in the
+    student edition (no answers) the template's; None where none is."""
+    roles = [r for r in (registry.ANSWER_TESTS, registry.TEMPLATE_TESTS) if stage.has_target(r)]
+    suites = [p for p in (stage.path(r, BUILD) for r in roles) if p.exists()]
+    if not suites:
         return None
+    suite = suites[0]
     listed = subprocess.run([str(suite), "--gtest_list_tests"], capture_output=True, text=True,
                             timeout=60).stdout
     names, prefix = [], ""
