@@ -215,7 +215,7 @@ def manifest(ctx, args):
             "secret_seed_digest": ctx.seed_digest, "stages": ctx.numbers,
             "isolation": ctx.sandbox.kind, "isolation_detail": ctx.sandbox.describe(),
             "probe": ctx.device, "cuda_device": ctx.have_device,
-            "memory_peak_gbps": getattr(ctx, "peak_gbps", None),
+            "memory_peak_gbps": ctx.peak_gbps,
             "timing_noise": {f"{n:02d}": round(v, 3) for n, v in ctx.noise.items()},
             "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")}
 

@@ -88,6 +88,9 @@ class Context:
     def __init__(self, **fields):
         self.answer_work, self.expected = {}, {}
         self.noise = {}  # {stage: the timing noise calibration measured (calibrate.noise)}
+        # Set by cli.context from the machine: each compiler's memory (None: the rubric's)
+        # and the GPU memory's theoretical bandwidth (None: unknown, nothing flagged).
+        self.build_memory_gib = self.peak_gbps = None
         self.__dict__.update(fields)
         self.logs = self.out / "students"  # each student's logs, beside their result.json
         # Each student's unpacked copy and build. The calibration's live under another
@@ -205,8 +208,8 @@ def built_stage(ctx, work, number, out, reference, seed):
     source = work / "stages" / ctx.stages[number].folder / "todo.cu"
     log = stage_out / "build.log"
     with ctx.builds:  # the compilers get the cores; students waiting for the GPU do not
-        limits = dict(ctx.rubric["limits"], build_memory_gib=getattr(
-            ctx, "build_memory_gib", ctx.rubric["limits"]["build_memory_gib"]))
+        limits = dict(ctx.rubric["limits"])
+        limits["build_memory_gib"] = ctx.build_memory_gib or limits["build_memory_gib"]
         ok, text = build.build_stage(ctx.sandbox, ctx.edition, work, number, log, limits,
                                      ctx.build_jobs)
     if not ok:
@@ -230,7 +233,7 @@ def built_stage(ctx, work, number, out, reference, seed):
         with ctx.gpu.alone():
             performance = perf.measure(ctx.sandbox, work, answer, stage,
                                        ctx.descriptions[number], ctx.rubric, stage_out,
-                                       getattr(ctx, "peak_gbps", None))
+                                       ctx.peak_gbps)
     return score(ctx, number, verdicts, performance)
 
 

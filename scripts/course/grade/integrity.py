@@ -117,7 +117,7 @@ def facts_of(stage):
 class Allowed:
     """What a stage's blocks may use: names, type names, keywords, and whether literals."""
 
-    def __init__(self, template, answer, facts, answers_keywords=()):
+    def __init__(self, template, answer, facts):
         sections = read_vocabulary()
         chosen = [sections[EVERYWHERE]] + [sections[f] for f in sorted(facts) if f in sections]
         self.never = set().union(*(s["never"] for s in chosen))
@@ -127,7 +127,7 @@ class Allowed:
         self.names |= file_names(template, inside=False) | file_names(answer or "", inside=True)
         self.names -= self.never
         self.vocabulary -= self.never
-        self.keywords = set(BASE_KEYWORDS) | set(answers_keywords) | block_keywords(answer or "")
+        self.keywords = set(BASE_KEYWORDS) | block_keywords(answer or "")
         self.keywords.discard("static")
         self.literals = HOST_CODE in facts
 
@@ -181,24 +181,25 @@ def outside_edit(template, submitted):
 
 
 # ---------------------------------------------------------------------------- bytes
-def byte_violations(text, lines):
-    """What the lexer might read unlike the compiler, on the blocks' raw lines; and anywhere,
-    a carriage return that ends a line on its own, which the compiler counts as a line end
-    and a split on newlines does not (the blocks' lines would be counted apart from the
-    tokens')."""
-    found = []
+def lone_carriage_return(text):
+    """A carriage return that ends a line on its own, anywhere in the file: the compiler counts
+    it as a line end and a split on newlines does not, so the blocks' lines would be counted
+    apart from the tokens'. A Violation, or None."""
     lone = re.search(r"\r(?!\n)", text)
-    if lone:
-        number = text.count("\n", 0, lone.start()) + 1
-        found.append(Violation(number, "bytes", text.split("\n")[number - 1][:80].replace("\r", "\\r"),
-                               "a carriage return without a newline after it is not allowed"))
-    for number, line in enumerate(text.split("\n"), start=1):
-        if number not in lines:
-            continue
-        body = line[:-1] if line.endswith("\r") else line
-        if CONTROL.search(body) or TRIGRAPH.search(body) or body.rstrip(" \t").endswith("\\"):
-            found.append(Violation(number, "bytes", repr(body)[1:-1]))
-    return found
+    if not lone:
+        return None
+    number = text.count("\n", 0, lone.start()) + 1
+    return Violation(number, "bytes", text.split("\n")[number - 1][:80].replace("\r", "\\r"),
+                     "a carriage return without a newline after it is not allowed")
+
+
+def byte_violations(text, lines):
+    """What the lexer might read unlike the compiler, on the blocks' lines (`text` with its
+    line ends as newlines)."""
+    return [Violation(number, "bytes", repr(line)[1:-1])
+            for number, line in enumerate(text.split("\n"), start=1)
+            if number in lines and (CONTROL.search(line) or TRIGRAPH.search(line)
+                                    or line.rstrip(" \t").endswith("\\"))]
 
 
 # ---------------------------------------------------------------------------- tokens
@@ -547,23 +548,25 @@ def marker_violations(stream, text):
 
 
 # ---------------------------------------------------------------------------- check
-def check(template, submitted, stage, answer=None, answers_keywords=()):
+def check(template, submitted, stage, answer=None):
     """The violations of a submitted todo.cu (empty: it may be built and run). `stage` is
     the registry's Stage (or its `allows` list): its facts choose the vocabulary's sections,
     and its answer (`answer`, else the Stage's answer_source where it exists) adds names."""
     outside = outside_edit(template, submitted)
     if outside:
         return [outside]
+    lone = lone_carriage_return(submitted)
+    if lone:
+        return [lone]
     facts = facts_of(stage)
     if answer is None and getattr(stage, "answer_source", None) and stage.answer_source.exists():
         answer = stage.answer_source.read_text(encoding="utf-8")
-    allowed = Allowed(template, answer, facts, answers_keywords)
-    lines = block_lines(submitted.replace("\r\n", "\n"))
-    found = byte_violations(submitted.replace("\r\n", "\n"), lines)
-    if found and found[0].rule == "bytes" and "carriage return" in found[0].why:
-        return found  # the lines below would be counted unlike the compiler counts them
+    allowed = Allowed(template, answer, facts)
+    text = submitted.replace("\r\n", "\n")
+    lines = block_lines(text)
     stream = Stream(submitted, lines)
-    found += marker_violations(stream, submitted.replace("\r\n", "\n"))
+    found = byte_violations(text, lines)
+    found += marker_violations(stream, text)
     found += token_violations(stream, allowed)
     found += structure_violations(stream)
     return sorted(found, key=lambda v: v.line)
