@@ -65,7 +65,7 @@ struct RowLaunch {
 // Enqueues the stage's kernels, no syncing; every out value must be written.
 using RowLaunchFunction = void (*)(const RowLaunch& run);
 
-// Stage 20: the student writes the host side. Given the input on the host and a block
+// Stage 05: the student writes the host side. Given the input on the host and a block
 // size, the stage allocates device memory, copies the input in, launches its kernel, times
 // the launch with two CUDA events, copies the block sums back and frees what it allocated.
 struct HostRun {

@@ -36,7 +36,7 @@ inline constexpr std::size_t kDefaultCols = 1024;
 enum class StageKind {
   kVector,    // one vector in, one value out, through Launch (stages 06 to 15, 19)
   kRows,      // a matrix in, a matrix out, through RowLaunch (16, 17)
-  kHostCode,  // the stage's own host code, through HostRunFunction (20)
+  kHostCode,  // the stage's own host code, through HostRunFunction (05)
   kMultiGpu,  // one sum over several GPUs, through a MultiGpuPlan (18, common/multi_gpu.h)
 };
 

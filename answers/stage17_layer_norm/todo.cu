@@ -78,7 +78,9 @@ struct BlockRow {
 };
 
 // ---------------------------------------------------------------- the last pass, every version
-// y[c] = (x[c] - mean) * rstd * gamma[c] + beta[c] for this thread's columns.
+// This thread's columns of y, by the formula at the top of this file: x less the mean,
+// divided by sqrt(variance + epsilon), then scaled by the column's gamma and shifted by
+// its beta.
 template <typename Row>
 __device__ void normalise(const float* x, float* y, const float* gamma, const float* beta,
                           unsigned int cols, float mean, float variance) {

@@ -2,7 +2,7 @@
 // and live events. Every executable that links reduce_device is linked with --wrap for
 // cudaMalloc, cudaFree, cudaEventCreate(WithFlags) and cudaEventDestroy (common/
 // CMakeLists.txt), so every such call, the student's included, passes through
-// allocation_log.cu. Stage 20 compares two readings around the host code it calls:
+// allocation_log.cu. Stage 05 compares two readings around the host code it calls:
 // cudaMemGetInfo could not, since it counts every process on the GPU and a parallel test
 // run moves it by hundreds of MiB.
 #pragma once

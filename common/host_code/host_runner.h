@@ -1,4 +1,4 @@
-// Stage 20's side of the harness: the stage writes the host code (allocate, copy, launch,
+// Stage 05's side of the harness: the stage writes the host code (allocate, copy, launch,
 // time, copy back, free); the harness calls it, adds the block sums it returned and checks
 // that the device memory it took came back.
 #pragma once
@@ -22,7 +22,7 @@ struct HostOutcome {
 // One call of the stage's host code.
 HostOutcome run_host_code(const StagePlan& plan, const std::vector<float>& input, unsigned block);
 
-// Bytes of device memory stage 20 needs for n floats at the smallest block: the input and
+// Bytes of device memory stage 05 needs for n floats at the smallest block: the input and
 // one block sum per 64 floats, plus the harness's L2 flusher.
 std::size_t host_code_bytes_needed(std::size_t n);
 

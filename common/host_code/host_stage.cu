@@ -1,4 +1,4 @@
-// StageKind::kHostCode (stage 20): the stage's own host code, once to warm up and then
+// StageKind::kHostCode (stage 05): the stage's own host code, once to warm up and then
 // --repeat times, each after the L2 flush; its events' times, the block sums it returns,
 // and the memory and events it gives back.
 #include <cmath>

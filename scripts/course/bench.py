@@ -88,7 +88,7 @@ def stage_number(name):
 def sum_stages(descriptions):
     """The Stages of every sum on the path to the capstone, by number: the table compares
     each with CUB's sum. Stages 15 to 17 compute something else; stage 19 calls the library
-    itself and stage 20 times a kernel whose input the host copy has just left in L2; their
+    itself and stage 05 times a kernel whose input the host copy has just left in L2; their
     lessons and docs/measurements.md hold their own measurements. `descriptions`:
     {Stage: its --describe} (course.gpu.answer_descriptions)."""
     return [stage for stage, d in descriptions.items()

@@ -28,7 +28,7 @@ DEBUG_VARIANT = "no_filter"
 
 def swept(stages, build_dir=None):
     """[(target name, file)]: the answers of those Stages, then their variants by name. A
-    variant of a stage the sweep leaves out (stage 20 times its copies, not blocks) is run
+    variant of a stage the sweep leaves out (stage 05 times its copies, not blocks) is run
     by its own lesson's command."""
     answers = [(s.target(stage_registry.ANSWER), s.exe(build_dir=build_dir)) for s in stages]
     variants = sorted(v for s in stages for v in s.variants(build_dir).values())

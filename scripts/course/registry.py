@@ -166,7 +166,7 @@ class Registry:
         return found
 
     def listing(self):
-        """'06 07 ... 20': the stage numbers as the error lines list them."""
+        """'05 06 ... 19': the stage numbers as the error lines list them."""
         return " ".join(f"{n:02d}" for n in self.numbers())
 
     def by_folder(self, folder):

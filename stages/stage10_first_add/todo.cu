@@ -16,9 +16,9 @@ __global__ void reduce_first_add(const float* in, float* block_sums, unsigned in
 
   // ====================== TODO 1 of 2: BEGIN ======================
   // Load two elements and add them:
-  // - this block starts at blockIdx.x * (2 * blockDim.x); thread tid takes the element
-  //   at start + tid and the one at start + tid + blockDim.x (a warp still reads 32
-  //   consecutive floats each time);
+  // - each block now covers twice as many elements as it has threads, block b the b-th
+  //   such span; thread tid takes the span's element tid and the one blockDim.x after it
+  //   (so a warp still reads 32 consecutive floats each time);
   // - each read is guarded (index < n), with 0.0f for an element past the end;
   // - store the sum in sdata[tid], then a barrier.
   // ====================== TODO 1 of 2: END ========================

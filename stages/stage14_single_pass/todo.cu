@@ -35,17 +35,17 @@ __device__ float thread_sum(const float* in, unsigned int n) {
   if (tail + thread < n) sum += in[tail + thread];
 
   // ====================== TODO 1 of 3: BEGIN ======================
-  // A loop over chunks of the float4s: chunk c holds kVectorsInFlight * blockDim.x
-  // consecutive float4s (16 KB at 256 threads), and block b reads chunks b,
-  // b + gridDim.x, b + 2 * gridDim.x, ... So each trip of a block is one contiguous
-  // stretch of memory, and the grid sweeps the input front to back.
-  // - vectors = in + head, reinterpreted as const float4* (now 16-byte aligned), holds
-  //   vector_count float4s; chunk = kVectorsInFlight * blockDim.x;
-  // - each trip loads its kVectorsInFlight float4s, first + k * blockDim.x + threadIdx.x
-  //   for k = 0, 1, ..., into registers before adding any (a warp's loads stay
-  //   consecutive); an index at or past vector_count loads zeros instead, so the last
-  //   trip's loads are in flight together too;
-  // - add the four components of a float4 as (x + y) + (z + w).
+  // A loop over chunks of the float4s. The body is the vector_count float4s that start at
+  // in + head: 16-byte aligned there, so they may be read as float4s. A chunk is
+  // kVectorsInFlight consecutive float4s per thread of the block (16 KB at 256 threads),
+  // and block b reads chunks b, b + gridDim.x, b + 2 * gridDim.x, ... So each trip of a
+  // block is one contiguous stretch of memory, and the grid sweeps the input front to back.
+  // - In a trip, the k-th load of the block's threads covers the chunk's k-th run of
+  //   blockDim.x float4s, one per thread in thread order (a warp's loads stay consecutive).
+  // - All kVectorsInFlight loads of a trip go into registers before any is added; a float4
+  //   at or past vector_count counts as zeros instead of being read, so the last trip's
+  //   loads are in flight together too.
+  // - The four components of a float4 are added as (x + y) + (z + w).
   // ====================== TODO 1 of 3: END ========================
   return sum;
 }
@@ -62,14 +62,14 @@ __global__ void reduce_single_pass(const float* in, float* block_sums, unsigned 
   if (threadIdx.x == 0) {
     // ====================== TODO 2 of 3: BEGIN ======================
     // Publish this block's sum, then take a ticket:
-    // - store sum in block_sums[blockIdx.x];
-    // - take the ticket with an acquire-release read-modify-write at device scope:
-    //   cuda::atomic_ref<unsigned int, cuda::thread_scope_device> on *ticket, then
-    //   fetch_add(1u, cuda::memory_order_acq_rel). Release: the store above is visible
+    // - this block's sum goes to its own slot of block_sums;
+    // - the ticket is an acquire-release read-modify-write at device scope that adds one to
+    //   *ticket (cuda::atomic_ref, from <cuda/atomic>). Release: the store above is visible
     //   to every block before the new count is; acquire: in the last block, the reads of
     //   TODO 3 see every store published before the earlier tickets;
-    // - fetch_add returns how many blocks finished before this one; the block that gets
-    //   gridDim.x - 1 is the last, and is_last_block tells its threads.
+    // - the count it returns, from before the add, is how many blocks finished before this
+    //   one; the block that sees gridDim.x - 1 is the last, and is_last_block tells its
+    //   threads.
     // ====================== TODO 2 of 3: END ========================
   }
   __syncthreads();

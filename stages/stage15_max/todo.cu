@@ -33,9 +33,10 @@ __global__ void max_interleaved(const float* in, float* block_maxes, unsigned in
   sdata[tid] = load_one(in, n);
   __syncthreads();
   // ====================== TODO 1 of 8: BEGIN ======================
-  // stride = 1, 2, 4, ... while stride < blockDim.x: threads whose tid is a multiple of
-  // 2 * stride keep max_of(sdata[tid], sdata[tid + stride]) in sdata[tid]; the whole
-  // block waits after each step.
+  // Stage 07's interleaved tree with max_of in place of +: the stride goes 1, 2, 4, ...
+  // while it is below blockDim.x; at each step, a thread whose tid is a multiple of twice
+  // the stride keeps in its own slot the larger (max_of) of that slot and the one stride
+  // above it; the whole block waits after each step.
   // ====================== TODO 1 of 8: END ========================
   if (tid == 0) block_maxes[blockIdx.x] = sdata[0];
 }
@@ -47,8 +48,10 @@ __global__ void max_sequential(const float* in, float* block_maxes, unsigned int
   sdata[tid] = load_one(in, n);
   __syncthreads();
   // ====================== TODO 2 of 8: BEGIN ======================
-  // stride = blockDim.x / 2, halving down to 1: threads tid < stride keep
-  // max_of(sdata[tid], sdata[tid + stride]); the whole block waits after each step.
+  // Stage 08's sequential tree with max_of in place of +: the stride starts at half the
+  // block and halves down to 1; at each step, a thread below the stride keeps in its own
+  // slot the larger (max_of) of that slot and the one stride above it; the whole block
+  // waits after each step.
   // ====================== TODO 2 of 8: END ========================
   if (tid == 0) block_maxes[blockIdx.x] = sdata[0];
 }
@@ -62,13 +65,15 @@ __global__ void max_unrolled(const float* in, float* block_maxes, unsigned int n
   __syncthreads();
   float best = kLowest;
   // ====================== TODO 3 of 8: BEGIN ======================
-  // - Version 2's loop, but only while stride > kWarpSize: it stops with the block's
-  //   maximum spread over sdata[0 .. 63] (fewer for blocks of 32 or 64 threads).
-  // - Then the first warp (tid < kWarpSize) starts from best = sdata[tid] and steps
-  //   through offsets 32 (only when blockDim.x >= 64: a 32-thread block has no
-  //   sdata[32..63]), 16, 8, 4, 2, 1. At each: lanes tid < offset take
-  //   max_of(best, sdata[tid + offset]); __syncwarp() so every lane has read before any
-  //   writes; sdata[tid] = best; __syncwarp() again so the next step sees the writes.
+  // - Version 2's loop, but only while the stride is above kWarpSize: it stops with the
+  //   block's maximum spread over sdata[0 .. 63] (fewer for blocks of 32 or 64 threads).
+  // - Then the first warp alone: each lane's best starts from its own slot, and the warp
+  //   steps through offsets 32 (only for blocks of 64 threads or more: a 32-thread block
+  //   has no sdata[32..63]), 16, 8, 4, 2, 1. At each, the lanes below the offset take into
+  //   best the larger (max_of) of best and the slot offset above them; then every lane
+  //   writes best back to its own slot. A __syncwarp() between the reads and the writes
+  //   (every lane has read before any writes) and another after the writes (the next step
+  //   sees them). Lane 0's best is then the block's maximum.
   // ====================== TODO 3 of 8: END ========================
   if (tid == 0) block_maxes[blockIdx.x] = best;
 }
@@ -79,8 +84,9 @@ __global__ void max_unrolled(const float* in, float* block_maxes, unsigned int n
 // Returns, in lane 0, the max of `value` over the warp's 32 lanes.
 __device__ float warp_max(float value) {
   // ====================== TODO 4 of 8: BEGIN ======================
-  // Offsets 16, 8, 4, 2, 1: value = max_of(value, __shfl_down_sync(0xffffffff, value,
-  // offset)). Every lane of the warp must call it (the mask says all 32 take part).
+  // Offsets 16, 8, 4, 2, 1: at each, value becomes the larger (max_of) of itself and the
+  // value of the lane offset above, fetched with __shfl_down_sync. Every lane of the warp
+  // must take part, and the mask must say so (all 32 bits set).
   // ====================== TODO 4 of 8: END ========================
   return value;
 }
@@ -111,8 +117,10 @@ __global__ void max_shuffle(const float* in, float* block_maxes, unsigned int n)
 __global__ void max_coarsened(const float* in, float* block_maxes, unsigned int n) {
   float best = kLowest;
   // ====================== TODO 6 of 8: BEGIN ======================
-  // i = blockIdx.x * (2 * blockDim.x) + threadIdx.x: best is the max of in[i] and
-  // in[i + blockDim.x], each only if it is below n.
+  // Stage 10's load with max_of in place of +: block b covers the b-th span of twice
+  // blockDim.x elements, and each thread takes the span's element at its own index and
+  // the one blockDim.x after it. best is the larger (max_of) of the two, counting only
+  // those whose index is below n (it stays kLowest if neither is).
   // ====================== TODO 6 of 8: END ========================
   best = block_max(best);
   if (threadIdx.x == 0) block_maxes[blockIdx.x] = best;
@@ -141,11 +149,13 @@ __global__ void max_grid_stride(const float* in, float* block_maxes, unsigned in
 __global__ void argmax_grid_stride(const float* in, unsigned int n,
                                    unsigned long long* best_key) {
   // ====================== TODO 8 of 8: BEGIN ======================
-  // - best = reduce::kNoArgmax; a grid-stride loop over i keeps the larger of best and
-  //   reduce::argmax_key(in[i], i);
+  // - best starts at reduce::kNoArgmax; a grid-stride loop over the input keeps in best the
+  //   larger of itself and each element's key (reduce::argmax_key of the element's value
+  //   and its index);
   // - the warp's largest key: offsets 16, 8, 4, 2, 1 with __shfl_down_sync (it takes
   //   unsigned long long too), keeping the larger of the two keys each time;
-  // - lane 0 of each warp: atomicMax(best_key, best).
+  // - lane 0 of each warp folds the warp's key into *best_key with atomicMax (the blocks
+  //   may arrive in any order: the largest key wins whatever the order).
   // ====================== TODO 8 of 8: END ========================
 }
 

@@ -35,9 +35,10 @@ struct Sum {
 template <typename Op>
 __device__ float warp_all(float value, Op op) {
   // ====================== TODO 1 of 6: BEGIN ======================
-  // A butterfly: for offsets 16, 8, 4, 2, 1, value = op(value, __shfl_xor_sync(0xffffffff,
-  // value, offset)). Lane i swaps with lane i ^ offset, so after the five steps every
-  // lane holds the whole warp's result (__shfl_down_sync would leave it in lane 0 only).
+  // A butterfly over offsets 16, 8, 4, 2, 1: at each, every lane combines (op) its value
+  // with the value of lane i ^ offset, fetched with __shfl_xor_sync over all 32 lanes.
+  // Lanes swap in pairs, so after the five steps every lane holds the whole warp's result
+  // (__shfl_down_sync would leave it in lane 0 only).
   // ====================== TODO 1 of 6: END ========================
   return value;
 }
@@ -83,10 +84,11 @@ __device__ void softmax_three_pass(const float* x, float* y, unsigned int cols) 
   const unsigned int first = Row::thread();
   const unsigned int step = Row::threads();
   // ====================== TODO 3 of 6: BEGIN ======================
-  // - top: this thread's max over its columns (start from kLowest, combine with
-  //   max_of so a NaN is kept), then Row::all(top, Max{}) for the row's;
-  // - total: this thread's sum of expf(x[c] - top), then Row::all(total, Sum{});
-  // - y[c] = expf(x[c] - top) / total for this thread's columns.
+  // - top: this thread's max over its columns (start from kLowest, combine with max_of so
+  //   a NaN is kept), then the row's max, shared by Row::all with Max;
+  // - total: this thread's sum of exp(x - top) over its columns (expf), then the row's sum,
+  //   shared by Row::all with Sum;
+  // - each of this thread's outputs is exp(x - top) divided by the row's total.
   // ====================== TODO 3 of 6: END ========================
 }
 
@@ -109,8 +111,9 @@ __device__ float rescale(float from, float to) {
 __device__ Running merge(Running a, Running b) {
   Running out{};
   // ====================== TODO 4 of 6: BEGIN ======================
-  // out.top = max_of(a.top, b.top); each total is moved to out.top with rescale before
-  // they are added.
+  // out.top is the larger (max_of) of the two maxima; out.total is the sum of the two
+  // totals, each first moved to out.top with rescale (the rule above, and the lesson's
+  // section on merging (m, s) pairs).
   // ====================== TODO 4 of 6: END ========================
   return out;
 }
@@ -149,10 +152,11 @@ __device__ void softmax_online(const float* x, float* y, unsigned int cols) {
   const unsigned int first = Row::thread();
   const unsigned int step = Row::threads();
   // ====================== TODO 6 of 6: BEGIN ======================
-  // - mine = Running{kLowest, 0}; for each of this thread's columns,
-  //   mine = merge(mine, Running{x[c], 1}) (one value is its own max, and exp(0) = 1);
-  // - mine = Merge::all(mine) for the row's pair;
-  // - y[c] = expf(x[c] - mine.top) / mine.total for this thread's columns.
+  // - mine starts as the pair that has seen nothing (kLowest, 0); each of this thread's
+  //   columns is merged into it as a pair of its own (one value is its own max, and
+  //   exp(0) = 1);
+  // - then the row's pair, shared by Merge::all;
+  // - each of this thread's outputs is exp(x - the row's max) divided by the row's sum.
   // ====================== TODO 6 of 6: END ========================
 }
 

@@ -78,13 +78,18 @@ struct BlockRow {
 };
 
 // ---------------------------------------------------------------- the last pass, every version
-// y[c] = (x[c] - mean) * rstd * gamma[c] + beta[c] for this thread's columns.
+// This thread's columns of y, by the formula at the top of this file: x less the mean,
+// divided by sqrt(variance + epsilon), then scaled by the column's gamma and shifted by
+// its beta.
 template <typename Row>
 __device__ void normalise(const float* x, float* y, const float* gamma, const float* beta,
                           unsigned int cols, float mean, float variance) {
   // ====================== TODO 1 of 5: BEGIN ======================
-  // rstd = rsqrtf(variance + kLayerNormEpsilon); thread t of the row's group takes
-  // columns t, t + Row::threads(), ... (first = Row::thread(), step = Row::threads()).
+  // Write this thread's columns of y as the comment above says, with the division done as
+  // one multiply: rstd, the reciprocal square root (rsqrtf) of the variance plus
+  // kLayerNormEpsilon, computed once, not per column.
+  // Thread t of the row's group takes columns t, t + Row::threads(), ... (it starts at
+  // Row::thread() and steps by Row::threads()), so neighbouring threads read neighbours.
   // ====================== TODO 1 of 5: END ========================
 }
 
@@ -95,8 +100,9 @@ __device__ void layer_norm_one_pass(const float* x, float* y, const float* gamma
   float total = 0.0f;
   float squares = 0.0f;
   // ====================== TODO 2 of 5: BEGIN ======================
-  // This thread's sum of x and of x * x over its columns; then the row's, with
-  // Row::all(total, Sum{}, 0.0f) and the same for squares.
+  // This thread's sum of x and of x squared over its columns, in total and squares; then
+  // the row's two sums, each shared by Row::all with Sum (0 is what a lane with no
+  // columns contributes).
   // ====================== TODO 2 of 5: END ========================
   const float mean = total / cols;
   const float variance = squares / cols - mean * mean;  // E[x^2] - E[x]^2
@@ -124,10 +130,10 @@ struct Merge {
   __device__ Stats operator()(Stats a, Stats b) const {
     Stats out{a.count + b.count, 0.0f, 0.0f};
     // ====================== TODO 4 of 5: BEGIN ======================
-    // With delta = b.mean - a.mean and n = out.count:
-    //   mean = a.mean + delta * (b.count / n)
-    //   m2   = a.m2 + b.m2 + delta * delta * (a.count * b.count / n)
-    // Two empty Stats (n = 0) must give an empty one, not 0 / 0 = NaN.
+    // Fill out.mean and out.m2 by the merge the comment above describes; its formula is in
+    // the lesson's section on Chan, Golub and LeVeque's merge, with a worked example to
+    // check against ({1, 2} and {3, 5} give (4, 2.75, 8.75)). Two empty Stats (count 0)
+    // must give an empty one, not 0 / 0 = NaN.
     // ====================== TODO 4 of 5: END ========================
     return out;
   }
@@ -138,9 +144,11 @@ __device__ void layer_norm_welford(const float* x, float* y, const float* gamma,
                                    const float* beta, unsigned int cols) {
   Stats mine{0.0f, 0.0f, 0.0f};
   // ====================== TODO 5 of 5: BEGIN ======================
-  // Each of this thread's values updates its Stats (count += 1; delta = x - mean;
-  // mean += delta / count; m2 += delta * (x - new mean)); then the row's Stats with
-  // Row::all(mine, Merge{}, Stats{0, 0, 0}).
+  // Each of this thread's values updates mine by Welford's step (the lesson's Welford
+  // section: the count grows by one, the mean moves by its share of the distance, and M2
+  // gains the distance from the old mean times the distance from the new one); then the
+  // row's Stats, shared by Row::all with Merge (an empty Stats is what a lane with no
+  // columns contributes).
   // ====================== TODO 5 of 5: END ========================
   normalise<Row>(x, y, gamma, beta, cols, mine.mean, mine.m2 / mine.count);
 }

@@ -29,19 +29,21 @@ reduce::Shard shard_of(std::size_t n, int gpus, int g) {
 // One NCCL communicator per GPU, all owned by this one process.
 void open_communicators(ncclComm_t* comms, int gpus, const int* devices) {
   // ====================== TODO 2 of 4: BEGIN ======================
-  // ncclCommInitAll(comms, gpus, devices) opens all of them in one call: comms[g] becomes
-  // rank g, on CUDA device devices[g]. Wrap it in NCCL_CHECK, which names the call, the
-  // file and the line and adds NCCL's own message when it fails.
+  // Open all of them in one call of ncclCommInitAll, from the three arguments this
+  // function receives: afterwards comms[g] is rank g, on CUDA device devices[g], for each
+  // of the gpus GPUs. Wrap the call in NCCL_CHECK, which names the call, the file and the
+  // line and adds NCCL's own message when it fails.
   // ====================== TODO 2 of 4: END ========================
 }
 
 // Enqueues every GPU's work; no syncing (the harness times it and waits).
 void sum_on_every_gpu(const std::vector<reduce::GpuPart>& parts, unsigned block) {
   // ====================== TODO 3 of 4: BEGIN ======================
-  // For each part: make its GPU the current device (CUDA_CHECK(cudaSetDevice(part.device))),
-  // then reduce::sum_shard(part, block), which enqueues the capstone kernel on part.stream
-  // and leaves the shard's sum in *part.shard_sum. A kernel runs on the current device:
-  // without cudaSetDevice, every launch would go to the same GPU.
+  // For each part: make its GPU (part.device) the current device with cudaSetDevice,
+  // checked by CUDA_CHECK; then hand the part and the block size to reduce::sum_shard,
+  // which enqueues the capstone kernel on part.stream and leaves the shard's sum in
+  // *part.shard_sum. A kernel runs on the current device: without the switch, every
+  // launch would go to the same GPU.
   // ====================== TODO 3 of 4: END ========================
 
   // ====================== TODO 4 of 4: BEGIN ======================

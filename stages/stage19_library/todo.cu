@@ -53,12 +53,14 @@ __global__ void reduce_warp_reduce(const float* in, float* block_sums, unsigned 
   const float sum = thread_sum(in, n);
 
   // ====================== TODO 1 of 5: BEGIN ======================
-  // - WarpReduce(storage[warp]).Sum(sum) gives the warp's sum, in lane 0 only (the other
-  //   lanes get undefined values): lane 0 stores it in warp_sums[warp].
+  // - The warp's sum from a cub::WarpReduce built on this warp's own TempStorage: it
+  //   arrives in lane 0 only (the other lanes get undefined values), and lane 0 stores it
+  //   in the warp's slot of warp_sums.
   // - A block barrier, then the first warp reduces the warp sums the same way, each lane
-  //   taking warp_sums[lane] if lane < the number of warps, else 0 (the identity).
-  //   Its TempStorage may be storage[0]: the barrier separates the two uses.
-  // - Thread 0 writes the block's sum to block_sums[blockIdx.x].
+  //   contributing the slot of its own number if the block has a warp of that number,
+  //   else 0 (the identity). It may reuse the first warp's TempStorage: the barrier
+  //   separates the two uses.
+  // - Thread 0 writes the block's sum to the block's slot of block_sums.
   // ====================== TODO 1 of 5: END ========================
 }
 
@@ -71,8 +73,9 @@ __global__ void reduce_block_reduce(const float* in, float* block_sums, unsigned
   const float sum = thread_sum(in, n);
 
   // ====================== TODO 2 of 5: BEGIN ======================
-  // BlockReduce(storage).Sum(sum) is called by every thread of the block and leaves the
-  // block's sum in thread 0, which stores it in block_sums[blockIdx.x].
+  // Every thread of the block calls the Sum of a cub::BlockReduce built on the one
+  // TempStorage above; the block's sum arrives in thread 0 only, which stores it in the
+  // block's slot of block_sums.
   // ====================== TODO 2 of 5: END ========================
 }
 
@@ -85,12 +88,12 @@ __global__ void reduce_cooperative(const float* in, float* block_sums, unsigned 
   const float sum = thread_sum(in, n);
 
   // ====================== TODO 3 of 5: BEGIN ======================
-  // - cg::reduce(warp, sum, cg::plus<float>()) gives the warp's sum to EVERY lane of the
-  //   tile; its lane 0 (warp.thread_rank() == 0) stores it in
-  //   warp_sums[warp.meta_group_rank()].
-  // - block.sync(), then the first tile (meta_group_rank() == 0) reduces warp_sums the
-  //   same way (0 for lanes past meta_group_size()), and block.thread_rank() == 0 writes
-  //   block_sums[blockIdx.x].
+  // - cg::reduce over the warp tile, with cg::plus<float> as the operation, gives the
+  //   warp's sum to EVERY lane of the tile; the tile's first thread (its thread_rank) stores
+  //   it in the tile's slot of warp_sums (the tile's number in the block: meta_group_rank).
+  // - block.sync(), then the first tile reduces warp_sums the same way (0 for lanes past
+  //   the number of tiles, meta_group_size), and the block's first thread writes the
+  //   block's slot of block_sums.
   // ====================== TODO 3 of 5: END ========================
 }
 
@@ -144,9 +147,10 @@ reduce::DeviceValues launch_cooperative(const reduce::Launch& run) {
 reduce::DeviceValues launch_thrust(const reduce::Launch& run) {
   float total = 0.0f;
   // ====================== TODO 4 of 5: BEGIN ======================
-  // total = thrust::reduce(thrust::cuda::par.on(run.stream), run.in, run.in + run.n, 0.0f):
-  // the execution policy puts Thrust's kernels on the harness's stream (so the events
-  // time them), and 0.0f is both the start value and the sum's type.
+  // total is thrust::reduce over the run.n floats at run.in, from a float zero: the start
+  // value is also the sum's type (an integer zero would sum in integers). Its execution
+  // policy, thrust::cuda::par bound to run.stream, puts Thrust's kernels on the harness's
+  // stream, so the events time them.
   // ====================== TODO 4 of 5: END ========================
   CUDA_CHECK(cudaMemcpyAsync(run.partials_alt, &total, sizeof(float), cudaMemcpyHostToDevice,
                              run.stream));
@@ -162,8 +166,8 @@ reduce::DeviceValues launch_device_reduce(const reduce::Launch& run) {
   // Two calls, both wrapped in CUDA_CHECK:
   // - with a null scratch pointer, cub::DeviceReduce::Sum only writes the scratch size it
   //   needs into `bytes` (no GPU work);
-  // - if scratch.bytes() < bytes, replace scratch with a DeviceBuffer<unsigned char> of
-  //   that size; then call again with scratch.get(), which sums run.in[0 .. n) into
+  // - if scratch holds fewer bytes than that, replace it with a DeviceBuffer<unsigned char>
+  //   of that size; then call again with scratch's memory, which sums run.in[0 .. n) into
   //   run.partials_alt[0] on run.stream.
   // ====================== TODO 5 of 5: END ========================
   return {run.partials_alt, 1};

@@ -278,10 +278,15 @@ TEST_F(Export, NoTodoBlockHoldsCode) {
 }
 
 // Nothing of a solution outside answers/, except the gifts stages/gifts.txt lists; and no
-// gift there that covers nothing (the list would hide a later leak).
+// gift there that covers nothing (the list would hide a later leak). host.dictation reads
+// the lessons, templates, hints and docs by token windows and checks their gifts; this test
+// checks the gifts of the other files it reads (bench/, common/) by whole lines.
 TEST_F(Export, GivesNoAnswerLineAwayOutsideTheGifts) {
   const std::set<std::string> used = expect_no_leaks(kSource, dir_);
+  static const std::regex read_by_tokens(R"((stages|docs)/.*|README(\.ko)?\.md)");
   for (const Gift& gift : read_gifts(kSource)) {
+    const bool stage = gift.giver.size() == 2 && std::isdigit(static_cast<unsigned char>(gift.giver[0]));
+    if (stage || std::regex_match(gift.giver, read_by_tokens)) continue;
     EXPECT_EQ(used.count(gift.text), 1u) << "stages/gifts.txt names a gift nothing gives: "
                                          << gift.text;
   }

@@ -1,4 +1,4 @@
-// The GPU suite of stage 20 (the student writes the host side), in place of
+// The GPU suite of stage 05 (the student writes the host side), in place of
 // stage_suite.cpp: the sum of the block sums the host code returns, one block sum per
 // block, the events' time, and the device memory given back.
 #include <gtest/gtest.h>

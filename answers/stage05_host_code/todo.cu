@@ -1,13 +1,14 @@
-// Stage 20: the host side.
-// Every stage so far handed its kernel to the harness, which allocated the device memory,
-// copied the input, timed the launch and copied the result back. Here the kernel is given
-// and you write that host side yourself: allocate, copy in, launch, time the launch with
-// CUDA events, copy the block sums back, free. The harness still makes the input, adds the
-// block sums you return, checks them against the CPU and checks that the memory came back.
+// Stage 05: the host side.
+// From stage 06 on, you write a kernel and the harness does the host side: it allocates the
+// device memory, copies the input, times the launch and copies the result back. Here, once,
+// the kernel is given and you write that host side yourself: allocate, copy in, launch,
+// time the launch with CUDA events, copy the block sums back, free. The harness still
+// makes the input, adds the block sums you return, checks them against the CPU and checks
+// that the memory came back.
 //
-// Run it:   scripts/run.sh 20         (answer)     scripts/run.sh --todo 20  (your template)
-//           build/bin/stage20_todo --n 1000 --block 128
-// Test it:  scripts/test.sh --todo 20
+// Run it:   scripts/run.sh 5         (answer)     scripts/run.sh --todo 5  (your template)
+//           build/bin/stage05_todo --n 1000 --block 128
+// Test it:  scripts/test.sh --todo 5
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -18,8 +19,9 @@
 
 constexpr unsigned int kElementsPerThread = 2;
 
-// Given: stage 10's load (two elements per thread) and the course's block reduction.
-// Block b adds in[b * 2 * blockDim.x ...] and leaves the sum in block_sums[b].
+// Given: each thread loads two elements and adds them, then the block adds its threads'
+// values with the course's block reduction (stages 06 to 12 build one by hand). Block b
+// adds in[b * 2 * blockDim.x ...] and leaves the sum in block_sums[b].
 __global__ void reduce_blocks(const float* in, float* block_sums, unsigned int n) {
   const unsigned int i = blockIdx.x * (kElementsPerThread * blockDim.x) + threadIdx.x;
   float sum = i < n ? in[i] : 0.0f;
@@ -91,7 +93,7 @@ reduce::HostRun reduce_on_gpu(const std::vector<float>& input, unsigned block) {
 constexpr reduce::StageVersion kVersions[] = {{"host code: allocate, copy, launch, time, copy back, free"}};
 
 const reduce::StagePlan& reduce::stage_plan() {
-  static const StagePlan plan{.number = 20,
+  static const StagePlan plan{.number = 5,
                               .kind = StageKind::kHostCode,
                               .finish = Finish::kOnHost,
                               .versions = kVersions,
