@@ -36,9 +36,9 @@ namespace {
 reduce::DeviceValues launch_coarsened(const reduce::Launch& run) {
   int blocks_per_sm = 1;
   // ====================== TODO 2 of 2: BEGIN ======================
-  // Ask how many blocks of run.block threads of this kernel one multiprocessor runs at
-  // once: cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm,
-  // reduce_coarsened, run.block, 0), wrapped in CUDA_CHECK.
+  // Ask the runtime (cudaOccupancyMaxActiveBlocksPerMultiprocessor, checked with
+  // CUDA_CHECK) how many blocks of reduce_coarsened, at run.block threads and no dynamic
+  // shared memory, one multiprocessor runs at once, into blocks_per_sm.
   // ====================== TODO 2 of 2: END ========================
   const auto grid = static_cast<unsigned int>(
       reduce::resident_grid(run.n, run.block, run.sm_count, blocks_per_sm));

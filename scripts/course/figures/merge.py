@@ -149,8 +149,8 @@ def welford_figure():
     for cx, stats in zip(xs, leaves):
         stats_box(cx, y0, stats, WHITE)
     mids = [(xs[0] + xs[1]) / 2, (xs[2] + xs[3]) / 2]
-    for (a, b), cx, stats, colour, name in (((0, 1), mids[0], left_pair, "#CFE3F1", "무리 a"),
-                                            ((2, 3), mids[1], right_pair, "#FBE3BF", "무리 b")):
+    for (a, b), cx, stats, colour, name in (((0, 1), mids[0], left_pair, "#CFE3F1", "부분 a"),
+                                            ((2, 3), mids[1], right_pair, "#FBE3BF", "부분 b")):
         for i in (a, b):
             fig.line(xs[i], y0 + bh + 2, cx, y1 - 4, colour=GREY, arrow=True)
         stats_box(cx, y1, stats, colour)
@@ -187,7 +187,7 @@ def welford_figure():
              arrow=True)
     fig.text(f"δ = {fmt(delta)}: 평균 사이의 거리가 M2에 {fmt(cross)}만큼 더한다", px(3.3), ly - 54,
              size=12, fill=VERMILLION, weight="bold", anchor="middle")
-    fig.legend([(dot(BLUE), "무리 a = {1, 2}"), (dot(ORANGE), "무리 b = {3, 5}")], 16, height - 22)
+    fig.legend([(dot(BLUE), "부분 a = {1, 2}"), (dot(ORANGE), "부분 b = {3, 5}")], 16, height - 22)
     fig.text("세 번째 항을 빠뜨리면 M2는 2.5로, 실제 8.75의 3분의 1도 안 된다.", 360, height - 22,
              size=12, fill=GREY)
     return fig

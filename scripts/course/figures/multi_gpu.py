@@ -19,7 +19,7 @@ def shards_figure():
     width = left + 16 * cw + 40
     height = top + len(cases) * 96 + 70
     fig = Figure("stage18-shards", width, height, "샤드: 입력을 GPU 수만큼 이어진 조각으로",
-                 "per_gpu = ceil(n / k). GPU g의 샤드는 min(n, g·per_gpu)에서 시작해 min(per_gpu, n − 시작)개")
+                 "빈틈도 겹침도 없이, 어느 샤드도 ceil(n / k)개를 넘지 않게. 남는 GPU의 샤드는 비어 있어도 됩니다")
     y = top
     for n, k in cases:
         fig.text(f"n = {n}, k = {k}", 16, y + ch / 2 + 4, size=12, weight="bold")
