@@ -5,10 +5,23 @@
 #include "common/harness/report.h"
 #include "common/harness/shared_poison.h"
 
+#include <cmath>
 #include <stdexcept>
 #include <string>
 
 namespace reduce {
+namespace {
+
+__global__ void negate(float* data, std::size_t n) {
+  const std::size_t step = std::size_t{gridDim.x} * blockDim.x;
+  for (std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x; i < n; i += step) {
+    data[i] = -data[i];
+  }
+}
+
+bool same_value(float a, float b) { return a == b || (std::isnan(a) && std::isnan(b)); }
+
+}  // namespace
 
 StageRunner::StageRunner(const StagePlan& plan, std::size_t n, std::size_t input_offset)
     : plan_(plan),
@@ -110,14 +123,43 @@ RunOutput StageRunner::run(unsigned block) {
   return finish(values);
 }
 
+void StageRunner::negate_input() {
+  negate<<<static_cast<unsigned int>(4 * sm_count_), 256>>>(input_.get() + input_offset_, n_);
+  CUDA_CHECK_LAUNCH("negate");
+}
+
+// Every timed run's result is checked, not only the last: against the warm-up's, which the
+// caller verifies against the CPU. For a sum the input's sign flips before each timed run
+// (untimed): rounding to nearest is symmetric, so a right kernel returns exactly the
+// warm-up's sum with its sign flipped, and one that returns a remembered result, or one
+// that skips reading the input, is wrong on every other run. A max has no such exact
+// relation (the max of -x is minus the min of x): its runs must simply agree.
 Timing StageRunner::time(unsigned block, int repeat, CacheState cache) {
   Timing timing{};
   L2Flusher& l2 = flusher_for(l2_, cache);
   timing.warmup = run(block);  // loads the module and warms clocks outside the timing
+  const bool flip = plan_.op == Operation::kSum;
+  bool negated = false;
   DeviceValues values{};
+  const auto prepare_run = [&] {
+    if (flip) {
+      negate_input();
+      negated = !negated;
+    }
+    prepare();
+  };
+  const auto check_run = [&] {
+    RunOutput out = finish(values);
+    if (negated) out.sum = -out.sum;
+    if (!same_value(out.sum, timing.warmup.sum) && timing.disagreeing++ == 0) {
+      timing.first_disagreeing = out.sum;
+    }
+    timing.last = out;
+  };
   timing.median_ms = median_event_ms(
-      repeat, l2, [&] { prepare(); }, [&] { values = launch(block); });
-  timing.last = finish(values);
+      repeat, l2, prepare_run, [&] { values = launch(block); }, check_run);
+  if (negated) negate_input();  // the input as uploaded, for whoever reads it next
+  CUDA_CHECK(cudaDeviceSynchronize());
   return timing;
 }
 

@@ -22,6 +22,10 @@ struct Timing {
   double median_ms;  // of the timed runs, each after the L2 was put into its state
   RunOutput warmup;  // the untimed first run
   RunOutput last;    // the last timed run
+  // Timed runs whose result differed from the warm-up's (a sum's sign put back first: the
+  // input's sign flips before every timed run), and the first such result.
+  int disagreeing = 0;
+  float first_disagreeing = 0.0f;
 };
 
 class StageRunner {
@@ -53,6 +57,7 @@ class StageRunner {
   Launch launch_args(unsigned block) const;
   DeviceValues launch(unsigned block);
   RunOutput finish(const DeviceValues& values) const;
+  void negate_input();  // in place, on the default stream
   const float* input() const { return input_.get() + input_offset_; }
 
   const StagePlan plan_;  // a copy: callers often pass a with_version() temporary

@@ -39,10 +39,12 @@ inline L2Flusher& flusher_for(std::optional<L2Flusher>& slot, CacheState state) 
 
 double median(std::vector<double> values);
 
-// Runs `repeat` times: prepare() (untimed), the L2 put into its state, then enqueue()
-// between two events on the default stream. Returns the median elapsed milliseconds.
-template <typename Prepare, typename Enqueue>
-double median_event_ms(int repeat, L2Flusher& l2, Prepare prepare, Enqueue enqueue) {
+// Runs `repeat` times: prepare() (untimed), the L2 put into its state, enqueue() between
+// two events on the default stream, then check() (untimed, after the work is done), which
+// looks at that run's result. Returns the median elapsed milliseconds.
+template <typename Prepare, typename Enqueue, typename Check>
+double median_event_ms(int repeat, L2Flusher& l2, Prepare prepare, Enqueue enqueue,
+                       Check check) {
   CudaEvent start, stop;
   std::vector<double> ms;
   for (int pass = 0; pass < repeat; ++pass) {
@@ -55,8 +57,14 @@ double median_event_ms(int repeat, L2Flusher& l2, Prepare prepare, Enqueue enque
     float elapsed = 0.0f;
     CUDA_CHECK(cudaEventElapsedTime(&elapsed, start.get(), stop.get()));
     ms.push_back(elapsed);
+    check();
   }
   return median(ms);
+}
+
+template <typename Prepare, typename Enqueue>
+double median_event_ms(int repeat, L2Flusher& l2, Prepare prepare, Enqueue enqueue) {
+  return median_event_ms(repeat, l2, prepare, enqueue, [] {});
 }
 
 }  // namespace reduce

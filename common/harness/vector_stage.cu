@@ -1,7 +1,9 @@
 // StageKind::kVector: one vector in, one value out (a sum or a max), through Launch.
 #include <cmath>
 #include <cstdio>
+#include <string>
 
+#include "common/harness/report.h"
 #include "common/harness/runner.h"
 #include "common/harness/stage_kinds.h"
 
@@ -54,6 +56,16 @@ int run_vector_stage(const StagePlan& stage, const Options& opt, const std::stri
     std::fprintf(stderr, "%s: the untimed warm-up run gave %.6f\n", program.c_str(),
                  static_cast<double>(timing.warmup.sum));
   }
+  const bool runs_agree = timing.disagreeing == 0;
+  if (!runs_agree) {
+    const std::string problem =
+        std::to_string(timing.disagreeing) + " of " + std::to_string(opt.repeat) +
+        " timed runs gave a " + quantity(plan.op) + " other than the warm-up's (first: " +
+        std::to_string(timing.first_disagreeing) + " against " +
+        std::to_string(timing.warmup.sum) + "): every run must compute it from its input";
+    std::fprintf(stderr, "%s: %s\n", program.c_str(), problem.c_str());
+    report_failure("tests.repeat", problem);
+  }
   std::string argmax_line;
   const bool argmax_ok = check_argmax(plan, runner, input, opt, &argmax_line);
   ReportData report{
@@ -62,7 +74,7 @@ int run_vector_stage(const StagePlan& stage, const Options& opt, const std::stri
       .cpu_sum = ref.value,
       .gpu_sum = timing.last.sum,
       .relative_error = last.relative_error,
-      .match = last.match && warmup.match && argmax_ok,
+      .match = last.match && warmup.match && runs_agree && argmax_ok,
       .cpu_ms = cpu_ms,
       .gpu_ms = timing.median_ms,
       .quantity = quantity(plan.op),

@@ -17,6 +17,7 @@ struct RowTiming {
   double median_ms;          // of the timed runs, each after the L2 was put into its state
   std::vector<float> warmup; // the untimed first run's matrix
   std::vector<float> last;   // the last timed run's matrix
+  int disagreeing = 0;       // timed runs whose matrix differed from the warm-up's, bit for bit
 };
 
 class RowRunner {

@@ -11,6 +11,7 @@
 #include "common/harness/device.h"
 #include "common/harness/input.h"
 #include "common/harness/reference.h"
+#include "common/cuda_check.h"
 #include "common/harness/runner.h"
 #include "tests/shell_command.h"
 
@@ -62,6 +63,58 @@ TEST_F(Harness, PoisonIsRenewedBeforeEveryRun) {
   const Timing timing = runner.time(32, 3);
   EXPECT_TRUE(std::isnan(timing.warmup.sum));
   EXPECT_TRUE(std::isnan(timing.last.sum));
+}
+
+// One thread adds the whole input, in order: slow and right. The cheat remembers the
+// warm-up's sum and replays it without reading the input again, as a kernel with a
+// function-scope static would (the grader's integrity rules forbid those; this is the
+// harness's own line of defence).
+__device__ float remembered_sum;
+__global__ void add_in_order(const float* in, std::size_t n, float* out) {
+  float sum = 0.0f;
+  for (std::size_t i = 0; i < n; ++i) sum += in[i];
+  *out = sum;
+  remembered_sum = sum;
+}
+__global__ void replay(float* out) { *out = remembered_sum; }
+DeviceValues add_honestly(const Launch& run) {
+  add_in_order<<<1, 1, 0, run.stream>>>(run.in, run.n, run.partials);
+  CUDA_CHECK_LAUNCH("add_in_order");
+  return {run.partials, 1};
+}
+int launches_so_far = 0;
+DeviceValues add_once_then_replay(const Launch& run) {
+  if (launches_so_far++ == 0) return add_honestly(run);
+  replay<<<1, 1, 0, run.stream>>>(run.partials);
+  CUDA_CHECK_LAUNCH("replay");
+  return {run.partials, 1};
+}
+constexpr StageVersion kHonest[] = {{"honest", add_honestly}};
+constexpr StageVersion kReplaying[] = {{"replaying", add_once_then_replay}};
+
+TEST_F(Harness, EveryTimedRunOfAnHonestStageAgreesAndTheInputComesBack) {
+  const StagePlan honest{.number = 99, .finish = Finish::kOnDevice, .versions = kHonest};
+  const std::vector<float> input = generate_input(4097);
+  StageRunner runner(honest, input.size());
+  runner.upload(input);
+  const Timing timing = runner.time(256, 5);
+  EXPECT_EQ(timing.disagreeing, 0);
+  EXPECT_EQ(timing.last.sum, timing.warmup.sum);
+  EXPECT_EQ(runner.download_input(), input);  // the sign flips an even number of times
+}
+
+TEST_F(Harness, ATimedRunThatReplaysAnEarlierSumIsCaught) {
+  const StagePlan cheat{.number = 99, .finish = Finish::kOnDevice, .versions = kReplaying};
+  const std::vector<float> input = generate_input(4097);
+  StageRunner runner(cheat, input.size());
+  runner.upload(input);
+  launches_so_far = 0;
+  const Timing timing = runner.time(256, 4);
+  // The input's sign flips before every timed run: the replayed sum is wrong on the runs
+  // that see the negated input, though the last run (sign flipped back) looks right.
+  EXPECT_EQ(timing.disagreeing, 2);
+  EXPECT_EQ(timing.last.sum, timing.warmup.sum);
+  EXPECT_EQ(timing.first_disagreeing, -timing.warmup.sum);
 }
 
 TEST_F(Harness, DeviceStageMustLeaveOneValue) {
