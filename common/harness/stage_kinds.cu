@@ -42,6 +42,15 @@ Reference timed_reference(Operation op, const std::vector<float>& input, double*
   return ref;
 }
 
+void report_disagreeing_runs(const std::string& program, int disagreeing, int repeat,
+                             const std::string& result, const std::string& duty) {
+  if (disagreeing == 0) return;
+  const std::string problem = std::to_string(disagreeing) + " of " + std::to_string(repeat) +
+                              " timed runs gave " + result + ": every run must " + duty;
+  std::fprintf(stderr, "%s: %s\n", program.c_str(), problem.c_str());
+  report_failure("tests.repeat", problem);
+}
+
 int print_report(const ReportData& report, const Options& opt) {
   if (opt.csv) {
     std::printf("%s\n", format_csv(report, opt.block).c_str());

@@ -29,6 +29,12 @@ std::string stage_title(const StagePlan& plan);
 std::vector<float> stage_input(const Options& opt);
 Reference timed_reference(Operation op, const std::vector<float>& input, double* cpu_ms);
 
+// Says in one line on stderr, with the failure key tests.repeat, that `disagreeing` of the
+// `repeat` timed runs gave `result` (e.g. "a matrix other than the warm-up's") and what
+// every run must do instead; nothing when none did.
+void report_disagreeing_runs(const std::string& program, int disagreeing, int repeat,
+                             const std::string& result, const std::string& duty);
+
 // Prints the report (or its --csv line) and returns the exit code of its verdict.
 int print_report(const ReportData& report, const Options& opt);
 

@@ -3,7 +3,6 @@
 #include <cstdio>
 #include <string>
 
-#include "common/harness/report.h"
 #include "common/harness/runner.h"
 #include "common/harness/stage_kinds.h"
 
@@ -57,15 +56,11 @@ int run_vector_stage(const StagePlan& stage, const Options& opt, const std::stri
                  static_cast<double>(timing.warmup.sum));
   }
   const bool runs_agree = timing.disagreeing == 0;
-  if (!runs_agree) {
-    const std::string problem =
-        std::to_string(timing.disagreeing) + " of " + std::to_string(opt.repeat) +
-        " timed runs gave a " + quantity(plan.op) + " other than the warm-up's (first: " +
-        std::to_string(timing.first_disagreeing) + " against " +
-        std::to_string(timing.warmup.sum) + "): every run must compute it from its input";
-    std::fprintf(stderr, "%s: %s\n", program.c_str(), problem.c_str());
-    report_failure("tests.repeat", problem);
-  }
+  report_disagreeing_runs(program, timing.disagreeing, opt.repeat,
+                          std::string("a ") + quantity(plan.op) + " other than the warm-up's (first: " +
+                              std::to_string(timing.first_disagreeing) + " against " +
+                              std::to_string(timing.warmup.sum) + ")",
+                          "compute it from its input");
   std::string argmax_line;
   const bool argmax_ok = check_argmax(plan, runner, input, opt, &argmax_line);
   ReportData report{

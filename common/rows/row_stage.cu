@@ -44,14 +44,8 @@ int run_row_stage(const StagePlan& stage, const Options& opt, const std::string&
   const RowVerdict warmup = ref.verify(timing.warmup.data());
   const RowVerdict last = ref.verify(timing.last.data());
   explain_mismatch(timing, ref, last, warmup, opt, program);
-  if (timing.disagreeing > 0) {
-    const std::string problem = std::to_string(timing.disagreeing) + " of " +
-                                std::to_string(opt.repeat) +
-                                " timed runs gave a matrix other than the warm-up's: every run "
-                                "must compute every row from its input";
-    std::fprintf(stderr, "%s: %s\n", program.c_str(), problem.c_str());
-    report_failure("tests.repeat", problem);
-  }
+  report_disagreeing_runs(program, timing.disagreeing, opt.repeat,
+                          "a matrix other than the warm-up's", "compute every row from its input");
   const ReportData report{
       .title = opt.csv ? csv_title(stage, opt.version) : report_title(stage, opt.version),
       .n = opt.n,

@@ -19,10 +19,13 @@ import unittest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "scripts"))
+from course.export import GIFT  # noqa: E402  (the one reading of a gift line)
+from course.todo_markers import lines_with_blocks  # noqa: E402
 
 # Seven tokens: a call with three arguments, `f(a, b, c)`, is one window (eight tokens let
-# a call's name and two arguments through); `a[i] += b` is not. At least MIN_CHARS characters and two names, so that runs of punctuation and
-# keywords (`) ; } for ( int`) are no secret.
+# a call's name and two arguments through); `a[i] += b` is not. At least MIN_CHARS
+# characters and two names, so that runs of punctuation and keywords (`) ; } for ( int`)
+# are no secret.
 WINDOW = 7
 MIN_CHARS = 20
 MIN_NAMES = 2
@@ -31,9 +34,6 @@ TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|\d[\w.]*|->|<<=?|>>=?|\+\+|--|&&|\|\
 NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*$")
 KEYWORDS = {"const", "int", "float", "unsigned", "for", "if", "else", "return", "auto", "void",
             "while", "do", "true", "false", "static_cast", "size_t", "std", "long", "bool"}
-BEGIN = re.compile(r"// =+ TODO \d+ of \d+: BEGIN =+")
-END = re.compile(r"// =+ TODO \d+ of \d+: END =+")
-GIFT = re.compile(r"^([0-9]{2}|[A-Za-z0-9_./-]+) gives ([0-9]{2}): .+")
 STAGE = re.compile(r"stage([0-9]{2})_")
 # What a student reads: the lessons, templates and hints, the docs and the course's README.
 # The harness (common/, bench/) does by design what stage 05 asks the student to write once.
@@ -72,15 +72,8 @@ def without_comments(code):
 
 
 def todo_code(path):
-    inside, lines = False, []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if BEGIN.search(line):
-            inside = True
-        elif END.search(line):
-            inside = False
-        elif inside:
-            lines.append(line)
-    return without_comments("\n".join(lines))
+    text = path.read_text(encoding="utf-8")
+    return without_comments("\n".join(line for line, block in lines_with_blocks(text) if block))
 
 
 def windows(toks):
