@@ -35,6 +35,14 @@ int run_program(int argc, char** argv, const ProgramSpec& spec,
   }
   const std::string option_problem = spec.check ? spec.check(program.options) : "";
   if (!option_problem.empty()) return fail(program.name, option_problem, kExitBadOption);
+  if (!program.options.verify_output.empty()) {  // the CPU alone: no device probed
+    if (!spec.verify) return fail(program.name, "--verify-output: this program has no output to verify", kExitBadOption);
+    try {
+      return spec.verify(program);
+    } catch (const std::exception& e) {
+      return fail(program.name, e.what(), kExitBadOption);
+    }
+  }
 
   // Options are checked before any CUDA call, so they get the same answer with no GPU.
   const DeviceProbe probe = probe_devices();

@@ -20,6 +20,8 @@ struct ProgramSpec {
   std::function<std::string(const Options&)> check;         // "" or a one-line option error
   std::function<std::size_t(const Options&)> device_bytes;  // device memory the run needs
   std::string describe;  // one JSON line for --describe; empty: the program has none
+  // --verify-output: judges a written output on the CPU alone; empty: the program has none
+  std::function<int(const Program&)> verify = {};
 };
 
 // Parses the options, answers --help, checks them, finds and selects the device and

@@ -54,7 +54,8 @@ std::string range_error(std::string_view name, unsigned long long lo, unsigned l
 
 bool takes_value(std::string_view name) {
   for (std::string_view known : {"--n", "--block", "--seed", "--repeat", "--device", "--version", "--rows",
-                                "--cols", "--offset", "--scale", "--gpus"}) {
+                                "--cols", "--offset", "--scale", "--gpus", "--write-output",
+                                "--verify-output"}) {
     if (name == known) return true;
   }
   return false;
@@ -107,6 +108,12 @@ std::string apply(std::string_view name, std::string_view value, Options* opt) {
       return range_error(name, 1, kMaxDeviceIndex + 1, value) + "; reduce_probe counts the devices";
     }
     opt->gpus = static_cast<int>(v);
+  } else if (name == "--write-output" || name == "--verify-output") {
+    if (value.empty()) return std::string(name) + " needs a file name, e.g. " + std::string(name) + " out.bin";
+    (name == "--write-output" ? opt->write_output : opt->verify_output) = std::string(value);
+    if (!opt->write_output.empty() && !opt->verify_output.empty()) {
+      return "--write-output and --verify-output: give one of them";
+    }
   } else if (name == "--version") {
     if (!parse_whole(value, kMaxVersion, &v) || v == 0) return range_error(name, 1, kMaxVersion, value);
     opt->version = static_cast<int>(v);
@@ -211,6 +218,12 @@ std::vector<OptionHelp> stage_options(const StageFacts& facts) {
                     "               flush) instead of clean (the default: nothing of the input in L2,\n"
                     "               nothing left to write back)\n");
   add("--describe", "  --describe   print this stage's facts as one JSON line and exit (no GPU needed)\n");
+  if (facts.kind == StageKind::kVector || facts.kind == StageKind::kRows) {
+    add("--write-output", "  --write-output FILE  run once, untimed, and write the result's raw float32\n"
+                          "               values to FILE (no CPU reference; for the grader)\n");
+    add("--verify-output", "  --verify-output FILE  judge FILE, as --write-output writes it for the same\n"
+                           "               options, against the CPU reference (no GPU needed)\n");
+  }
   add("--help", "  --help       this text\n");
   return options;
 }

@@ -34,6 +34,12 @@ struct Options {
   double scale = 1.0;
   // Stage 18: how many GPUs share the input (--gpus K, devices 0 to K-1); 0 = every one.
   int gpus = 0;
+  // The grader's cross-check: --write-output FILE runs the stage once and writes its raw
+  // result (float32 values) to FILE, no CPU reference computed; --verify-output FILE reads
+  // such a file and judges it against the CPU reference for the same options, no GPU used
+  // (an answer's executable, which runs no student code, does this).
+  std::string write_output;
+  std::string verify_output;
 };
 
 inline constexpr double kMaxMagnitude = 1.0e6;  // |--offset| and --scale

@@ -14,6 +14,9 @@ namespace reduce {
 
 int run_vector_stage(const StagePlan& plan, const Options& opt, const std::string& program);
 int run_row_stage(const StagePlan& plan, const Options& opt, const std::string& program);
+// --verify-output for the two kinds that write one (options.h): the CPU alone, exit 0 or 1.
+int verify_vector_output(const StagePlan& plan, const Options& opt, const std::string& program);
+int verify_row_output(const StagePlan& plan, const Options& opt, const std::string& program);
 int run_host_stage(const StagePlan& plan, const Options& opt, const std::string& program);
 // kMultiGpu (common/multi_gpu/multi_gpu_stage.cu): linked into the many-GPU stage alone,
 // which needs NCCL.

@@ -61,6 +61,11 @@ std::string check_options(const StagePlan& plan, const Options& opt) {
     return "--gpus is stage 18's option (one sum over many GPUs); " + stage +
            " runs on one GPU, picked with --device D";
   }
+  const bool writes = plan.kind == StageKind::kVector || plan.kind == StageKind::kRows;
+  if (!writes && !(opt.write_output.empty() && opt.verify_output.empty())) {
+    return std::string(opt.write_output.empty() ? "--verify-output" : "--write-output") + ": " +
+           stage + " has no output file (only one-GPU kernel stages write one)";
+  }
   problem = check_version(plan, opt.version);
   return problem.empty() ? check_size(plan.sizes, plan.number, opt.n, opt.block) : problem;
 }
@@ -73,6 +78,11 @@ std::size_t device_bytes(const StagePlan& plan, const Options& opt) {
     case StageKind::kMultiGpu: return multi_gpu_stage_bytes(plan, opt);
   }
   return 0;
+}
+
+int verify_stage(const StagePlan& plan, const Options& opt, const std::string& program) {
+  return plan.kind == StageKind::kRows ? verify_row_output(plan, opt, program)
+                                       : verify_vector_output(plan, opt, program);
 }
 
 int run_stage(const StagePlan& plan, const Options& opt, const std::string& program) {
@@ -97,7 +107,10 @@ int main(int argc, char** argv) {
   const ProgramSpec spec{usage(argv[0], stage_facts(plan)) + versions_help(plan),
                          [&](const Options& opt) { return check_options(plan, opt); },
                          [&](const Options& opt) { return device_bytes(plan, opt); },
-                         describe_json(plan, argv[0])};
+                         describe_json(plan, argv[0]),
+                         [&](const Program& program) {
+                           return verify_stage(plan, program.options, program.name);
+                         }};
   return run_program(argc, argv, spec, [&](const Program& program) {
     return run_stage(plan, program.options, program.name);
   });

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <string>
 
+#include "common/harness/output_file.h"
 #include "common/harness/runner.h"
 #include "common/harness/stage_kinds.h"
 
@@ -38,8 +39,32 @@ void explain_unwritten(const StagePlan& plan, float got, const Reference& ref,
 
 }  // namespace
 
+// --write-output: one untimed run, its result written raw. No CPU reference is made: the
+// process that runs the student's kernel never holds the right answer.
+static int write_vector_output(const StagePlan& plan, const Options& opt, const std::string& program) {
+  StageRunner runner(plan, opt.n);
+  runner.upload(stage_input(opt));
+  const RunOutput out = runner.run(opt.block);
+  write_output_file(opt.write_output, &out.sum, 1);
+  std::printf("%s: wrote the GPU %s to %s\n", program.c_str(), quantity(plan.op),
+              opt.write_output.c_str());
+  return kExitMatch;
+}
+
+int verify_vector_output(const StagePlan& stage, const Options& opt, const std::string& program) {
+  const StagePlan plan = with_version(stage, opt.version);
+  const float got = read_output_file(opt.verify_output, 1)[0];
+  double cpu_ms = 0.0;
+  const Verdict verdict = verify(got, timed_reference(plan.op, stage_input(opt), &cpu_ms));
+  std::printf("%s: %s %s for seed %u: GPU %.9g, relative error %.3e %s\n", program.c_str(),
+              opt.verify_output.c_str(), verdict.match ? "matches the reference" : "does not match the reference",
+              opt.seed, static_cast<double>(got), verdict.relative_error, verdict.match ? "✅" : "❌");
+  return verdict.match ? kExitMatch : kExitMismatch;
+}
+
 int run_vector_stage(const StagePlan& stage, const Options& opt, const std::string& program) {
   const StagePlan plan = with_version(stage, opt.version);
+  if (!opt.write_output.empty()) return write_vector_output(plan, opt, program);
   const std::vector<float> input = stage_input(opt);
   double cpu_ms = 0.0;
   const Reference ref = timed_reference(plan.op, input, &cpu_ms);

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "common/harness/output_file.h"
+#include "common/harness/report.h"
 #include "common/harness/stage_kinds.h"
 #include "common/rows/row_reference.h"
 #include "common/rows/row_runner.h"
@@ -28,11 +30,39 @@ void explain_mismatch(const RowTiming& timing, const RowReference& ref, const Ro
 
 }  // namespace
 
+static LayerNormParams params_for(const StagePlan& plan, const Options& opt) {
+  return plan.op == Operation::kLayerNorm ? layer_norm_params(opt.cols, opt.seed) : LayerNormParams{};
+}
+
+// --write-output: one untimed run, its matrix written raw; no CPU reference is made.
+static int write_row_output(const StagePlan& plan, const Options& opt, const std::string& program) {
+  const LayerNormParams params = params_for(plan, opt);
+  RowRunner runner(plan, opt.rows, opt.cols);
+  runner.upload(stage_input(opt));
+  if (plan.op == Operation::kLayerNorm) runner.upload_params(params.gamma, params.beta);
+  const std::vector<float> out = runner.run(opt.block);
+  write_output_file(opt.write_output, out.data(), out.size());
+  std::printf("%s: wrote the GPU's %zu x %zu matrix to %s\n", program.c_str(), opt.rows, opt.cols,
+              opt.write_output.c_str());
+  return kExitMatch;
+}
+
+int verify_row_output(const StagePlan& stage, const Options& opt, const std::string& program) {
+  const StagePlan plan = with_version(stage, opt.version);
+  const std::vector<float> got = read_output_file(opt.verify_output, opt.rows * opt.cols);
+  const RowReference ref(plan.op, stage_input(opt), opt.rows, opt.cols, params_for(plan, opt));
+  const RowVerdict verdict = ref.verify(got.data());
+  std::printf("%s: %s %s for seed %u: largest error %.3e (tolerance %.1e) %s\n", program.c_str(),
+              opt.verify_output.c_str(), verdict.match ? "matches the reference" : "does not match the reference",
+              opt.seed, verdict.error, verdict.tolerance, verdict.match ? "✅" : "❌");
+  return verdict.match ? kExitMatch : kExitMismatch;
+}
+
 int run_row_stage(const StagePlan& stage, const Options& opt, const std::string& program) {
   const StagePlan plan = with_version(stage, opt.version);
+  if (!opt.write_output.empty()) return write_row_output(plan, opt, program);
   const std::vector<float> input = stage_input(opt);
-  const LayerNormParams params =
-      plan.op == Operation::kLayerNorm ? layer_norm_params(opt.cols, opt.seed) : LayerNormParams{};
+  const LayerNormParams params = params_for(plan, opt);
   const auto start = std::chrono::steady_clock::now();
   const RowReference ref(plan.op, input, opt.rows, opt.cols, params);
   const auto stop = std::chrono::steady_clock::now();

@@ -242,6 +242,27 @@ TEST_F(Harness, AnswersPrintTheCourseReportAndExitZero) {
 }
 
 // The device is checked before any kernel runs, so an unfilled template answers the same.
+// The grader's cross-check: every one-GPU kernel stage's answer writes its raw result for
+// a seed, and the same executable judges it on the CPU; the file judged for another seed
+// fails. (Stage 05 and stage 18 write none: their checks say so in one line.)
+TEST_F(Harness, AnswersWriteAnOutputThatVerifiesForItsSeedOnly) {
+  if (student_edition()) GTEST_SKIP() << "student edition: no answers/ to run";
+  const fs::path file = fs::temp_directory_path() / ("reduce_output_" + std::to_string(getpid()));
+  int written = 0;
+  for (const std::string& number : stage_numbers()) {
+    if (multi_gpu(number) || help_mentions(number, "--write-output") == false) continue;
+    const std::string exe = stage_binary(number) + elements(number, 65536);
+    std::string out;
+    ASSERT_EQ(shell(exe + " --seed 41 --write-output " + file.string(), &out), 0) << out;
+    EXPECT_EQ(shell(exe + " --seed 41 --verify-output " + file.string(), &out), 0) << out;
+    EXPECT_EQ(shell(exe + " --seed 42 --verify-output " + file.string(), &out), 1) << out;
+    ++written;
+  }
+  EXPECT_GE(written, 13);  // 06 to 17 and 19
+  std::error_code ignored;
+  fs::remove(file, ignored);
+}
+
 TEST_F(Harness, MissingDeviceExitsTwo) {
   for (const std::string& number : stage_numbers()) {
     std::string out;

@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -12,6 +13,10 @@
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include "common/harness/input.h"
+#include "common/harness/reference.h"
+#include "common/rows/row_reference.h"
 
 namespace fs = std::filesystem;
 
@@ -147,6 +152,63 @@ TEST(Scripts, BenchmarkAndCountersSayNoDeviceInOneLine) {
     }
     EXPECT_EQ(o.err.find("Traceback"), std::string::npos) << o.err;
   }
+}
+
+// The grader's cross-check judges what a student's executable wrote with an executable
+// that runs no student code and needs no GPU (here a template's: the judging is the
+// harness's, not the kernel's). Written here from the CPU's own reference, then spoilt.
+fs::path output_file(const std::string& name, const std::vector<float>& values) {
+  const fs::path path = fs::temp_directory_path() / (name + std::to_string(::getpid()) + ".bin");
+  std::ofstream(path, std::ios::binary)
+      .write(reinterpret_cast<const char*>(values.data()),
+             static_cast<std::streamsize>(values.size() * sizeof(float)));
+  return path;
+}
+
+std::string verify_command(const std::string& exe, const std::string& options, const fs::path& file) {
+  return "CUDA_VISIBLE_DEVICES= " + binary(exe) + " " + options + " --verify-output " + file.string();
+}
+
+TEST(VerifyOutput, JudgesAWrittenSumOnTheCpuAloneAndRefusesAWrongOne) {
+  const std::vector<float> input = reduce::generate_input(1024, 77);
+  const float right = static_cast<float>(reduce::reference_sum(input.data(), input.size()).sum);
+  const fs::path good = output_file("reduce_verify_good", {right});
+  const Outcome pass = run(verify_command("stage07_todo", "--n 1024 --seed 77", good));
+  EXPECT_EQ(pass.exit_code, 0) << pass.out << pass.err;
+  EXPECT_NE(pass.out.find("matches the reference"), std::string::npos) << pass.out;
+  // The same file judged for another seed: the input differs, so the sum does.
+  EXPECT_EQ(run(verify_command("stage07_todo", "--n 1024 --seed 78", good)).exit_code, 1);
+  const fs::path bad = output_file("reduce_verify_bad", {right * 1.001f});
+  const Outcome fail = run(verify_command("stage07_todo", "--n 1024 --seed 77", bad));
+  EXPECT_EQ(fail.exit_code, 1) << fail.out << fail.err;
+  EXPECT_NE(fail.out.find("does not match"), std::string::npos) << fail.out;
+  fs::remove(good);
+  fs::remove(bad);
+}
+
+TEST(VerifyOutput, JudgesAWrittenMatrixAndRefusesAFileOfTheWrongSize) {
+  const std::size_t rows = 3, cols = 100;
+  const std::vector<float> input = reduce::generate_input(rows * cols, 5);
+  const reduce::RowReference ref(reduce::Operation::kSoftmax, input, rows, cols, {});
+  std::vector<float> right(rows * cols);
+  for (std::size_t i = 0; i < right.size(); ++i) right[i] = static_cast<float>(ref.value(i));
+  const fs::path good = output_file("reduce_verify_rows", right);
+  const std::string options = "--rows 3 --cols 100 --seed 5";
+  EXPECT_EQ(run(verify_command("stage16_todo", options, good)).exit_code, 0);
+  right.pop_back();
+  const fs::path short_file = output_file("reduce_verify_short", right);
+  const Outcome refused = run(verify_command("stage16_todo", options, short_file));
+  EXPECT_EQ(refused.exit_code, 2) << refused.out << refused.err;
+  EXPECT_EQ(std::count(refused.err.begin(), refused.err.end(), '\n'), 1) << refused.err;
+  EXPECT_NE(refused.err.find("1196 bytes"), std::string::npos) << refused.err;
+  fs::remove(good);
+  fs::remove(short_file);
+}
+
+TEST(VerifyOutput, AStageWithoutAnOutputFileSaysSoInOneLine) {
+  const Outcome refused = run(binary("stage05_todo") + " --write-output x.bin");
+  EXPECT_EQ(refused.exit_code, 2) << refused.err;
+  EXPECT_NE(refused.err.find("has no output file"), std::string::npos) << refused.err;
 }
 
 INSTANTIATE_TEST_SUITE_P(Stages, Cli, ::testing::ValuesIn(stage_binaries()),

@@ -21,6 +21,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "scripts"))  # the package, also when run by hand
 from course.cli import Stop  # noqa: E402
 from course.grade import build, cli, grading, lexer, progress, sandbox, submissions, synthetic  # noqa: E402
+from course.grade import run as grade_run  # noqa: E402
 
 lexer.skip_unless_available()
 
@@ -173,6 +174,13 @@ class StandInTools:
         command = [str(c) for c in command]
         if command[0].endswith("_tests"):
             text, code = self.suite(work, source, key)
+        elif "--write-output" in command:
+            # The cross-check's raw result: what stand_in_judge reads. A sum right only on
+            # the default input is wrong on the secret one, as the stand-in suite's hidden
+            # test says too (CrossCheck below: a suite that says otherwise).
+            wrong = "in[0] ==" in source
+            (work / "reports" / "output.bin").write_bytes(b"wrong" if wrong else b"right")
+            text, code = "", 0
         elif command[0] == "compute-sanitizer":
             # The tool writes its report to --log-file (a path inside the sandbox's view of the
             # copy); the program's own output is what the step prints, here a forged summary.
@@ -218,6 +226,69 @@ class StandInTools:
                 else "ERROR SUMMARY: 0 errors\n")
 
 
+def stand_in_judge(command, _timeout):
+    """The answer's --verify-output on the stand-in's output file."""
+    written = pathlib.Path(command[command.index("--verify-output") + 1])
+    return (0, "matches\n") if written.read_bytes() == b"right" else (1, "does not match\n")
+
+
+class CrossCheck(unittest.TestCase):
+    """The hidden verdict's second half: the student's executable writes its result for the
+    secret seed in the sandbox, the answer's executable judges it outside; whatever the
+    student's suite reported about itself."""
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.work = pathlib.Path(self.tmp.name) / "student"
+        self.work.mkdir()
+        self.judged = []
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def check(self, writes, verdict_code, kind="vector"):
+        def runner(command, work, log, timeout, env=None):
+            pathlib.Path(log).write_text("")
+            if writes:
+                (work / "reports" / "output.bin").write_bytes(b"x")
+            return 0, ""
+
+        def judge(command, _timeout):
+            self.judged.append(command)
+            return verdict_code, "judged\n"
+
+        exe = sandbox.FIXED / "build" / "bin" / "stage09_todo"  # as the edition's registry says
+        fake = mock.Mock(exe=lambda template=False: exe)
+        with mock.patch.object(grade_run, "judge_output", judge):
+            return grade_run.cross_check(runner, self.work, "/answers", fake,
+                                         {"kind": kind, "size_rule": "any_length"},
+                                         self.work, 10, 12345)
+
+    def test_a_wrong_result_fails_the_hidden_verdict(self):
+        verdict = self.check(writes=True, verdict_code=1)
+        self.assertEqual((verdict.ok, verdict.key), (False, "hidden.tests.wrong"))
+        command = self.judged[0]
+        self.assertTrue(command[0].startswith("/answers/"), command)  # the answer's build judges
+        self.assertEqual(command[command.index("--seed") + 1], "12345")
+
+    def test_a_right_result_leaves_the_suites_verdict(self):
+        self.assertIsNone(self.check(writes=True, verdict_code=0))
+        # The default size and an awkward one at the smallest block, each judged.
+        self.assertEqual(len(self.judged), 2)
+        self.assertEqual(self.judged[1][self.judged[1].index("--n") + 1], "1000003")
+
+    def test_no_result_written_is_a_crash(self):
+        verdict = self.check(writes=False, verdict_code=0)
+        self.assertEqual((verdict.ok, verdict.key), (False, "hidden.tests.crash"))
+        self.assertEqual(self.judged, [])
+
+    def test_a_malformed_file_is_a_crash(self):
+        self.assertEqual(self.check(writes=True, verdict_code=2).key, "hidden.tests.crash")
+
+    def test_stages_without_an_output_file_are_not_cross_checked(self):
+        self.assertIsNone(self.check(writes=True, verdict_code=1, kind="multi_gpu"))
+        self.assertEqual(self.judged, [])
+
+
 def grade_with_stand_ins(class_dir, out):
     """Grades stage 9 of `class_dir` into `out` on the stand-in GPU and tools; returns (exit
     code or the Stop's line, what was printed)."""
@@ -226,6 +297,7 @@ def grade_with_stand_ins(class_dir, out):
             mock.patch.object(cli, "descriptions", lambda _e, numbers: {9: description}), \
             mock.patch.object(cli.check, "sanitizer_path", lambda *_: "compute-sanitizer"), \
             mock.patch.object(sandbox, "run", StandInTools()), \
+            mock.patch.object(grade_run, "judge_output", stand_in_judge), \
             mock.patch.object(build, "prepare", fake_prepare), \
             mock.patch.object(build, "build_stage", fake_build), \
             mock.patch.object(build, "peak_gbps", lambda _e: 3352.3), \

@@ -222,13 +222,14 @@ def built_stage(ctx, work, number, out, reference, seed):
     if number not in ctx.descriptions:  # a stage the edition's build could not make (NCCL)
         return stage_result(NO_NCCL, maximum,
                             detail=f"stage {number} {stage.why_not_built or 'was not built'}")
+    answer = work if reference else ctx.answer_work.get(number)
     verdicts, names = run.check_stage(gpu_runner(ctx), work, stage, source, stage_out,
                                       ctx.descriptions[number], ctx.rubric["limits"],
-                                      seed, ctx.expected.get(number), ctx.tool_jobs)
+                                      seed, ctx.expected.get(number), ctx.tool_jobs,
+                                      verifier_work=answer)
     if reference and names:
         ctx.expected.setdefault(number, names)
     performance = None
-    answer = work if reference else ctx.answer_work.get(number)
     if all(v.ok for v in verdicts) and answer is not None:
         with ctx.gpu.alone():
             performance = perf.measure(ctx.sandbox, work, answer, stage,

@@ -4,7 +4,10 @@ holding a share of the GPU while it runs). The verdict is the grader's own readi
 suite's JSON report, checked against the test names the answer's suite has and the exit
 code the run gave, never what the student's process prints about itself."""
 import concurrent.futures
+import pathlib
 import json
+import os
+import subprocess
 
 from course import check, describe, rules
 from course.grade import sandbox as isolation
@@ -86,6 +89,65 @@ def run_suite(runner, work, stage, source, out_dir, timeout, seed, expected):
     return tests, hidden, test_names(report)
 
 
+def cross_check(runner, work, verifier_work, stage, description, out_dir, timeout, seed):
+    """The hidden input judged where no student code runs, or None where it passes (or the
+    stage has no output file: stage 05, stage 18). The student's executable, in the sandbox,
+    writes its raw result for the secret seed and computes no reference; the answer's
+    executable (`verifier_work`'s build, no student code) reads that file and judges it
+    against the CPU on its own. The suite's JSON is written in the student's process; this
+    verdict is not."""
+    if verifier_work is None or description["kind"] not in ("vector", "rows"):
+        return None
+    log = out_dir / "cross_check.log"
+    for shape in cross_check_shapes(description):
+        verdict = cross_check_one(runner, work, verifier_work, stage, shape, log, timeout, seed)
+        if verdict:
+            return verdict
+    return None
+
+
+def cross_check_shapes(description):
+    """The sizes the cross-check runs: the default, and an awkward one at the smallest block
+    (a whole number of blocks where the stage needs one)."""
+    if description["kind"] == "rows":
+        return [[], ["--rows", "1000", "--cols", "33", "--block", "32"]]
+    n = "1000000" if describe.whole_blocks(description) else "1000003"
+    return [[], ["--n", n, "--block", "32"]]
+
+
+def cross_check_one(runner, work, verifier_work, stage, shape, log, timeout, seed):
+    written = work / "reports" / "output.bin"
+    written.parent.mkdir(exist_ok=True)
+    written.unlink(missing_ok=True)
+    exe = stage.exe(template=True)
+    options = ["--seed", str(seed), *shape]
+    code, _ = runner([exe, *options, "--write-output",
+                      str(isolation.FIXED / "reports" / "output.bin")], work, log, timeout)
+    if code != 0 or not written.is_file():
+        return Verdict("hidden", False, "비공개 입력의 결과를 내지 못함", "hidden.tests.crash", log)
+    verifier = pathlib.Path(verifier_work) / pathlib.Path(exe).relative_to(isolation.FIXED)
+    code, text = judge_output([str(verifier), *options, "--verify-output", str(written)], timeout)
+    with log.open("a", encoding="utf-8") as out:
+        out.write(text)
+    if code == 0:
+        return None
+    if code == 1:
+        return Verdict("hidden", False, "비공개 입력에서 틀림 (채점기의 기준값과 다름)",
+                       "hidden.tests.wrong", log)
+    return Verdict("hidden", False, "비공개 입력의 결과 파일이 올바르지 않음", "hidden.tests.crash", log)
+
+
+def judge_output(command, timeout):
+    """(exit code, output) of the answer's executable judging a written output: trusted
+    code, run outside the sandbox, on the CPU alone."""
+    try:
+        judged = subprocess.run(command, capture_output=True, text=True, timeout=timeout,
+                                env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")})
+    except (OSError, subprocess.TimeoutExpired) as error:
+        raise RuntimeError(f"the answer's executable could not judge an output: {error}") from error
+    return judged.returncode, judged.stdout + judged.stderr
+
+
 def read_json(path):
     try:
         return json.loads(path.read_text(encoding="utf-8", errors="replace"))
@@ -112,12 +174,17 @@ def run_sanitizers(runner, work, stage, source, out_dir, description, timeout, j
         return [future.result() for future in futures]
 
 
-def check_stage(runner, work, stage, source, out_dir, description, limits, seed, expected, jobs):
-    """Every correctness verdict of one built stage: tests, hidden, then the four tools
-    (skipped when the suite did not finish: they would hang the same way)."""
+def check_stage(runner, work, stage, source, out_dir, description, limits, seed, expected, jobs,
+                verifier_work=None):
+    """Every correctness verdict of one built stage: tests, hidden (the suite's hidden-seed
+    tests and, where a verifier is given, the cross-check), then the four tools (skipped
+    when the suite did not finish: they would hang the same way)."""
     out_dir.mkdir(parents=True, exist_ok=True)
     tests, hidden, names = run_suite(runner, work, stage, source, out_dir, limits["suite"],
                                      seed, expected)
+    if hidden.ok and tests.key != "tests.timeout":
+        hidden = cross_check(runner, work, verifier_work, stage, description, out_dir,
+                             limits["suite"], seed) or hidden
     if tests.key == "tests.timeout":
         skipped = [Verdict(tool, False, "테스트가 끝나지 않아 건너뜀", f"{tool}.not_run")
                    for tool in check.SANITIZERS]
