@@ -10,8 +10,10 @@ namespace reduce {
 
 HostOutcome run_host_code(const StagePlan& plan, const std::vector<float>& input,
                           unsigned block) {
+  watch_launches();
   const HostRun run = plan.host_run(input, block);
   HostOutcome outcome;
+  outcome.watched = launches_watched();
   double total = 0.0;
   for (float value : run.block_sums) {
     if (std::isnan(value)) outcome.unwritten = true;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "common/harness/allocation_log.h"
+#include "common/harness/launch_watch.h"
 #include "common/stage.h"
 
 namespace reduce {
@@ -16,7 +17,8 @@ struct HostOutcome {
   float sum = 0.0f;        // the returned block sums added in double, rounded to float
   std::size_t blocks = 0;  // how many block sums came back
   bool unwritten = false;  // some block sum is still NaN: it was never copied back
-  float kernel_ms = -1.0f;
+  float kernel_ms = -1.0f; // what the host code's own events measured
+  LaunchWatch watched;      // the launches it made, timed by the harness's own events
 };
 
 // One call of the stage's host code.
