@@ -2,6 +2,7 @@
 
 #include <cuda_runtime.h>
 
+#include <atomic>
 #include <mutex>
 #include <vector>
 
@@ -22,7 +23,7 @@ struct Recorded {
 
 struct Watch {
   std::mutex mutex;
-  bool on = false;
+  std::atomic<bool> on{false};  // read on every launch: no lock on the unwatched path
   std::vector<Recorded> launches;
 };
 
@@ -73,9 +74,8 @@ extern "C" cudaError_t __real___cudaLaunchKernel(cudaKernel_t kernel, dim3 grid,
 extern "C" cudaError_t __wrap___cudaLaunchKernel(cudaKernel_t kernel, dim3 grid, dim3 block,
                                                  void** args, size_t shared, cudaStream_t stream) {
   reduce::Watch& w = reduce::watch();
-  {
-    std::lock_guard<std::mutex> lock(w.mutex);
-    if (!w.on) return __real___cudaLaunchKernel(kernel, grid, block, args, shared, stream);
+  if (!w.on.load(std::memory_order_acquire)) {
+    return __real___cudaLaunchKernel(kernel, grid, block, args, shared, stream);
   }
   reduce::Recorded recorded{};
   if (__real_cudaEventCreate(&recorded.before) != cudaSuccess ||
