@@ -73,6 +73,9 @@ struct HostRun {
   float kernel_ms = -1.0f;        // the launch's time from the stage's own events
 };
 using HostRunFunction = HostRun (*)(const std::vector<float>& input, unsigned block);
+// Stage 05's given kernel: in, block_sums (one per block), n. Its parameters are fixed, so
+// the harness can read a launch's arguments (common/harness/launch_watch.h).
+using GivenKernel = void (*)(const float* in, float* block_sums, unsigned int n);
 
 // One way a stage computes its result (stage 15 has six). A vector stage fills `launch`,
 // a row stage `row_launch`; a host-code or many-GPU stage names only its technique.
@@ -99,6 +102,9 @@ struct StagePlan {
   // *run.best_key (reduce::argmax_key), no syncing. Not timed; checked after the timing.
   void (*argmax)(const Launch& run) = nullptr;
   HostRunFunction host_run = nullptr;   // kHostCode: the whole host side
+  // kHostCode: the kernel the stage gives; the harness checks that the block sums host_run
+  // returns are the ones this kernel wrote on the device (host_code/host_runner.h).
+  GivenKernel given_kernel = nullptr;
   const MultiGpuPlan* multi_gpu = nullptr;  // kMultiGpu: the stage's NCCL side
 
   // The version that runs without --version: the last, the lesson's final form.

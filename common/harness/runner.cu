@@ -2,6 +2,7 @@
 
 #include "common/argmax_key.h"
 #include "common/max_of.h"
+#include "common/harness/negate.h"
 #include "common/harness/report.h"
 #include "common/harness/shared_poison.h"
 
@@ -11,13 +12,6 @@
 
 namespace reduce {
 namespace {
-
-__global__ void negate(float* data, std::size_t n) {
-  const std::size_t step = std::size_t{gridDim.x} * blockDim.x;
-  for (std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x; i < n; i += step) {
-    data[i] = -data[i];
-  }
-}
 
 bool same_value(float a, float b) { return a == b || (std::isnan(a) && std::isnan(b)); }
 
@@ -124,8 +118,7 @@ RunOutput StageRunner::run(unsigned block) {
 }
 
 void StageRunner::negate_input() {
-  negate<<<static_cast<unsigned int>(4 * sm_count_), 256>>>(input_.get() + input_offset_, n_);
-  CUDA_CHECK_LAUNCH("negate");
+  negate_on_device(input_.get() + input_offset_, n_);
 }
 
 // Every timed run's result is checked, not only the last: against the warm-up's, which the

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 
 #include "common/cuda_check.h"
 #include "common/harness/timing.h"
@@ -10,7 +11,8 @@ namespace reduce {
 
 HostOutcome run_host_code(const StagePlan& plan, const std::vector<float>& input,
                           unsigned block) {
-  watch_launches();
+  // Block 32, the smallest, gives one block sum per 64 floats at most.
+  watch_launches(plan.given_kernel, input.size() / 64 + 1);
   const HostRun run = plan.host_run(input, block);
   HostOutcome outcome;
   outcome.watched = launches_watched();
@@ -22,7 +24,41 @@ HostOutcome run_host_code(const StagePlan& plan, const std::vector<float>& input
   outcome.sum = static_cast<float>(total);
   outcome.blocks = run.block_sums.size();
   outcome.kernel_ms = run.kernel_ms;
+  outcome.block_sums = run.block_sums;
   return outcome;
+}
+
+namespace {
+
+bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+}
+
+}  // namespace
+
+std::string launch_problem(const HostOutcome& out, std::size_t n, unsigned block) {
+  const LaunchWatch& seen = out.watched;
+  if (!seen.available) return "";
+  if (seen.given_launches == 0) {
+    return "reduce_blocks was never launched: the block sums must come from it on the GPU "
+           "(TODO 3)";
+  }
+  const GivenLaunch& last = seen.last_given;
+  if (last.n != n || last.block != block) {
+    return "reduce_blocks was launched for n = " + std::to_string(last.n) + " with block " +
+           std::to_string(last.block) + ", but the input has n = " + std::to_string(n) +
+           " and the block is " + std::to_string(block) + " (TODO 3)";
+  }
+  if (last.grid != out.blocks || !same_bits(last.block_sums, out.block_sums)) {
+    return "the block sums returned are not the ones reduce_blocks wrote on the GPU: copy "
+           "them back from d_block_sums after the launch (TODO 4)";
+  }
+  if (out.kernel_ms > 0.0f && out.kernel_ms < 0.9 * seen.kernel_ms - 0.001) {
+    return "kernel_ms is " + std::to_string(out.kernel_ms) + " but the launch took " +
+           std::to_string(seen.kernel_ms) + " ms between the harness's own events: "
+           "record start just before the launch and stop just after it (TODO 3)";
+  }
+  return "";
 }
 
 std::string kept_after_calls(const DeviceHoldings& kept, int calls) {

@@ -19,10 +19,17 @@ struct HostOutcome {
   bool unwritten = false;  // some block sum is still NaN: it was never copied back
   float kernel_ms = -1.0f; // what the host code's own events measured
   LaunchWatch watched;      // the launches it made, timed by the harness's own events
+  std::vector<float> block_sums;  // as returned
 };
 
 // One call of the stage's host code.
 HostOutcome run_host_code(const StagePlan& plan, const std::vector<float>& input, unsigned block);
+
+// Whether the device did the work of one call, in one line, or "" (also "" where this build
+// cannot watch launches): the given kernel was launched for all n elements with the block
+// asked for, the block sums returned are the ones it wrote on the device, and the code's
+// events, which enclose the harness's, did not measure less than the launches took.
+std::string launch_problem(const HostOutcome& out, std::size_t n, unsigned block);
 
 // Bytes of device memory stage 05 needs for n floats at the smallest block: the input and
 // one block sum per 64 floats, plus the harness's L2 flusher.

@@ -3,9 +3,11 @@
 #include "common/harness/report.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "common/device_buffer.h"
+#include "common/harness/negate.h"
 #include "common/multi_gpu/multi_gpu_call_log.h"
 #include "common/multi_gpu/span_timer.h"
 #include "common/harness/timing.h"
@@ -208,7 +210,18 @@ std::vector<float> MultiGpuRunner::run(unsigned block) {
   return totals();
 }
 
+// Every shard's sign flipped in place (untimed), as the one-GPU runner does between timed
+// runs (common/harness/negate.h).
+void MultiGpuRunner::negate_shards() {
+  for (int g = 0; g < gpus(); ++g) {
+    CUDA_CHECK(cudaSetDevice(gpus_[g]->on.device));
+    negate_on_device(gpus_[g]->shard.get(), shards_[g].count, gpus_[g]->on.stream);
+  }
+}
+
 // The span from the first GPU's start to the last GPU's end: common/multi_gpu/span_timer.h.
+// Every timed run is checked, not only the last: the shards' sign flips before each, so
+// every GPU's total must be its warm-up's total, negated on every other run, bit for bit.
 MultiGpuTiming MultiGpuRunner::time(unsigned block, int repeat, CacheState cache) {
   MultiGpuTiming timing;
   timing.warmup = run(block);
@@ -216,7 +229,10 @@ MultiGpuTiming MultiGpuRunner::time(unsigned block, int repeat, CacheState cache
   for (auto& gpu : gpus_) streams.push_back({gpu->on.device, gpu->on.stream});
   SpanTimer span(streams);
   std::vector<double> ms;
+  bool negated = false;
   for (int pass = 0; pass < repeat; ++pass) {
+    negate_shards();
+    negated = !negated;
     poison();
     for (auto& gpu : gpus_) {
       CUDA_CHECK(cudaSetDevice(gpu->on.device));
@@ -227,8 +243,19 @@ MultiGpuTiming MultiGpuRunner::time(unsigned block, int repeat, CacheState cache
     span.start();
     call_stage(block);
     ms.push_back(span.stop_ms());
+    timing.last = totals();
+    bool agrees = true;
+    for (std::size_t g = 0; g < timing.last.size(); ++g) {
+      if (negated) timing.last[g] = -timing.last[g];
+      const bool same = timing.last[g] == timing.warmup[g] ||
+                        (std::isnan(timing.last[g]) && std::isnan(timing.warmup[g]));
+      if (!same && agrees && timing.disagreeing == 0) timing.first_disagreeing = timing.last[g];
+      agrees = agrees && same;
+    }
+    if (!agrees) ++timing.disagreeing;
   }
-  timing.last = totals();
+  if (negated) negate_shards();  // the input as uploaded, for whoever reads it next
+  if (repeat == 0) timing.last = timing.warmup;
   timing.median_ms = median(ms);
   return timing;
 }

@@ -70,6 +70,8 @@ struct MultiGpuTiming {
   std::vector<float> warmup;  // every GPU's total after the untimed first run
   std::vector<float> last;    // and after the last timed one
   double median_ms = 0.0;     // from the first GPU's start to the last GPU's end
+  int disagreeing = 0;        // timed runs where some GPU's total differs from its warm-up's
+  float first_disagreeing = 0.0f;  // the first such total, signed as the warm-up's
 };
 
 class MultiGpuRunner {
@@ -97,6 +99,7 @@ class MultiGpuRunner {
  private:
   struct Gpu;
   void poison();
+  void negate_shards();
   void call_stage(unsigned block);
   std::vector<GpuPart> parts() const;
   std::vector<float> totals();

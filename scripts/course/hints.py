@@ -53,6 +53,9 @@ GENERIC = {
     "tests.input": ("입력 배열이 바뀌었습니다. 입력은 읽기만 해야 합니다.", DEFAULT_SECTION),
     "tests.leak": ("호스트 코드가 끝난 뒤에도 장치 메모리나 이벤트가 남아 있습니다. 할당한 것마다 cudaFree, "
                    "만든 이벤트마다 cudaEventDestroy를 부르세요.", DEFAULT_SECTION),
+    "tests.device_work": ("블록 합이 GPU에서 온 것이 아니거나 시간이 런치를 재지 않았습니다. 하니스가 런치를 지켜봅니다: "
+                          "주어진 커널을 입력 전체(n)와 요청한 블록 크기로 띄우고, 그 커널이 쓴 블록 합을 그대로 "
+                          "돌려받고, 두 이벤트 사이에 런치가 있어야 합니다.", DEFAULT_SECTION),
     "tests.exact": ("정수 입력의 합이 정확히 맞지 않습니다. 어떤 원소를 빠뜨렸거나 두 번 더했습니다. "
                     "인덱스와 경계 조건을 확인하세요.", DEFAULT_SECTION),
     "tests.argmax": ("최댓값은 맞는데 argmax(첫 번째 최댓값의 위치)가 틀립니다. 모든 워프의 후보가 빠짐없이, "

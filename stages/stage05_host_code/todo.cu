@@ -4,7 +4,8 @@
 // the kernel is given and you write that host side yourself: allocate, copy in, launch,
 // time the launch with CUDA events, copy the block sums back, free. The harness still
 // makes the input, adds the block sums you return, checks them against the CPU and checks
-// that the memory came back.
+// that the memory came back; it also watches your launch, so the block sums must be the
+// ones reduce_blocks wrote on the GPU and your events must enclose that launch.
 //
 // Run it:   scripts/run.sh 5         (answer)     scripts/run.sh --todo 5  (your template)
 //           build/bin/stage05_todo --n 1000 --block 128
@@ -88,6 +89,7 @@ const reduce::StagePlan& reduce::stage_plan() {
                               .kind = StageKind::kHostCode,
                               .finish = Finish::kOnHost,
                               .versions = kVersions,
-                              .host_run = reduce_on_gpu};
+                              .host_run = reduce_on_gpu,
+                              .given_kernel = reduce_blocks};
   return plan;
 }

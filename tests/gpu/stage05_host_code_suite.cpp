@@ -87,6 +87,18 @@ TEST_P(HostCodeSuite, EventsTimeTheLaunch) {
       << "; record start and stop around the launch and synchronize on stop";
 }
 
+// The harness watches the launches (common/harness/launch_watch.h): a sum added on the CPU
+// beside a launch that reads nothing, or events around something else than the launch,
+// fails here even when the sum is right.
+TEST_P(HostCodeSuite, TheGpuDidTheWork) {
+  stands_for("tests.device_work");
+  for (std::size_t n : {std::size_t{1000}, std::size_t{65537}, std::size_t{1} << 22}) {
+    const HostOutcome out = expect_matches(generate_input(n, static_cast<std::uint32_t>(n)));
+    if (!out.watched.available) GTEST_SKIP() << "this CUDA toolkit's launches cannot be watched";
+    EXPECT_EQ(launch_problem(out, n, block()), "") << where(n);
+  }
+}
+
 TEST_P(HostCodeSuite, DeviceMemoryIsGivenBack) {
   stands_for("tests.leak");
   // Every cudaMalloc and event of this process is counted (common/harness/allocation_log.h), so

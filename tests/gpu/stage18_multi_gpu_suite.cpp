@@ -132,6 +132,11 @@ TEST_P(MultiGpuSuite, TimedRunsMatchAndTakeTime) {
   const MultiGpuTiming timing = runner.time(256, 3, CacheState::kClean);
   expect_totals_match(timing.warmup, input, where(kDefaultN, 256) + ", warm-up");
   expect_totals_match(timing.last, input, where(kDefaultN, 256) + ", last timed run");
+  // The harness flips the shards' sign before each timed run: every run's totals must be the
+  // warm-up's, negated on every other run (a run that skipped its work would not be).
+  EXPECT_EQ(timing.disagreeing, 0) << where(kDefaultN, 256) << ": a timed run's total was "
+                                   << timing.first_disagreeing << ", the warm-up's "
+                                   << timing.warmup[0];
   EXPECT_GT(timing.median_ms, 0.0) << where(kDefaultN, 256);
 }
 

@@ -341,7 +341,8 @@ class WithStandInGpu(unittest.TestCase):
 
     def test_calibrates_then_grades_with_exit_0(self):
         self.assertEqual(self.code, 0, self.printed)
-        self.assertIn("calibration: the answers of 1 stage(s) and 4 corpus entries", self.printed)
+        self.assertIn("calibration: the answers of 1 stage(s), 4 corpus entries and 0 red-team "
+                      "attempts", self.printed)
 
     def test_progress_is_a_line_per_student(self):
         lines = [l for l in self.printed.splitlines() if "students" in l and "graded " in l]
@@ -366,7 +367,8 @@ class WithStandInGpu(unittest.TestCase):
         self.assertEqual((timed["status"], timed["points"]), ("pass", 85))
         self.assertIn("timed run 1 of the student", timed["performance"]["detail"])
         logs = sorted(p.name for p in (self.out / "students" / "timed-hang" / "stage09").glob("performance.*"))
-        self.assertEqual(logs, ["performance.student.1.log"])
+        # The answer runs first in each round; the student's hung run ended the measurement.
+        self.assertEqual(logs, ["performance.answer.1.log", "performance.student.1.log"])
         hangs = self.stage("hangs")
         self.assertEqual((hangs["status"], hangs["points"]), ("fail", 0))
         self.assertEqual(hangs["checks"][0]["key"], "tests.timeout")

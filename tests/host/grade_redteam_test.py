@@ -1,9 +1,14 @@
 #!/usr/bin/env python3
-"""The red-team class's integrity attempts (tests/grade/redteam/integrity.toml) against the
-grader's rules, without a GPU: every attempt is caught by the rule it names, and every honest
-solution unlike the answer passes."""
+"""The red-team class against the grader, without a GPU: every integrity attempt
+(tests/grade/redteam/integrity.toml) is caught by the rule it names and every honest solution
+unlike the answer passes; every runtime attempt (runtime.toml) passes the rules, so that the
+GPU runs are what must catch it, and its verdict is read as it says; the synthetic class
+holds them all, with their expectations."""
+import json
 import pathlib
 import sys
+import tempfile
+import unicodedata
 import unittest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -13,6 +18,14 @@ from course.grade import build, integrity, lexer, redteam, synthetic  # noqa: E4
 lexer.skip_unless_available()
 
 ENTRIES = redteam.entries()
+RUNTIME = redteam.runtime_entries()
+
+
+def graded(status, points, keys=(), performance_points=0, maximum=100):
+    """A result.json stage with those facts."""
+    return {"status": status, "points": points, "max": maximum,
+            "checks": [{"name": "tests", "ok": not keys, "key": k} for k in keys],
+            "performance": {"points": performance_points, "ratio": 1.0 if performance_points else None}}
 
 
 class RedTeam(unittest.TestCase):
@@ -48,6 +61,81 @@ class RedTeam(unittest.TestCase):
             self.assertIn(entry["expect"], known, entry["id"])
             self.assertTrue(entry.get("why"), entry["id"])
         self.assertTrue(any(e["expect"] == "pass" for e in ENTRIES))
+
+
+class RuntimeAttempts(unittest.TestCase):
+    def test_every_runtime_attempt_gets_past_the_rules(self):
+        registry = build.course_registry()
+        for entry in RUNTIME:
+            with self.subTest(entry["id"]):
+                stage = registry.stage(entry["stage"])
+                text = redteam.submission(entry, synthetic.answer(entry["stage"]))
+                self.assertNotEqual(text, synthetic.answer(entry["stage"]))
+                found = integrity.check(synthetic.template(entry["stage"]), text, stage)
+                self.assertEqual([str(v) for v in found], [], entry["why"])
+
+    def test_the_runtime_entries_are_well_formed(self):
+        ids = [e["id"] for e in RUNTIME] + [e["id"] for e in ENTRIES]
+        self.assertEqual(len(ids), len(set(ids)))
+        for entry in RUNTIME:
+            self.assertIn(entry["status"], ("pass", "fail"), entry["id"])
+            self.assertTrue(entry.get("why"), entry["id"])
+            self.assertTrue({"key", "performance", "points"} & set(entry), entry["id"])
+            self.assertEqual(entry["status"] == "fail", "key" in entry, entry["id"])
+        self.assertTrue(any(e.get("points") == "full" for e in RUNTIME))
+
+    def test_a_runtime_verdict_reads_status_key_performance_and_points(self):
+        hang = dict(id="h", why="w", status="pass", performance="none")
+        self.assertIsNone(redteam.runtime_problem(hang, graded("pass", 85)))
+        self.assertIn("earned performance points",
+                      redteam.runtime_problem(hang, graded("pass", 100, performance_points=15)))
+        self.assertIn("not pass", redteam.runtime_problem(hang, graded("fail", 40, ["tests.wrong"])))
+        unseen = dict(id="u", why="w", status="fail", key="hidden")
+        self.assertIsNone(redteam.runtime_problem(unseen, graded("fail", 70, ["hidden.tests.wrong"])))
+        self.assertIn("with a key hidden",
+                      redteam.runtime_problem(unseen, graded("fail", 60, ["tests.wrong"])))
+        honest = dict(id="o", why="w", status="pass", points="full")
+        self.assertIsNone(redteam.runtime_problem(honest, graded("pass", 100, performance_points=15)))
+        self.assertIn("full marks", redteam.runtime_problem(honest, graded("pass", 94, performance_points=9)))
+
+
+class SyntheticClass(unittest.TestCase):
+    def test_the_class_holds_the_red_team_and_fills_up_with_the_mix(self):
+        with tempfile.TemporaryDirectory() as folder:
+            dest = pathlib.Path(folder) / "class"
+            expected = synthetic.make_class(dest, 40, [14])
+            names = sorted(p.name for p in dest.iterdir())
+            self.assertEqual(len(names), 40)
+            for entry in RUNTIME + [e for e in ENTRIES if e["stage"] == 14]:
+                self.assertIn(redteam.student(entry), expected)
+                self.assertIn(redteam.student(entry), names)
+            self.assertEqual(expected["redteam-hang-when-timed"],
+                             {"stage": 14, "status": "pass", "performance": "none"})
+            self.assertEqual(expected["redteam-stage14-inline-assembly"],
+                             {"stage": 14, "status": "integrity", "rule": "keyword"})
+            # Hangul written decomposed, graded composed; the archives refused unopened.
+            self.assertIn(unicodedata.normalize("NFD", "이지은"), names)
+            self.assertIn("이지은", expected)
+            for name, status in (("too-many-entries", "unreadable"), ("not-utf8", "unreadable"),
+                                 ("linked-todo", "not started")):
+                self.assertEqual(expected[name], {"status": status})
+            json.dumps(expected)  # cli.py writes it as JSON
+
+    def test_a_red_team_student_graded_otherwise_is_named(self):
+        expected = {"redteam-x": {"stage": 14, "status": "integrity", "rule": "keyword"},
+                    "kim": {"status": "pass", "points": "full"}}
+        results = {"redteam-x": {"stages": {"14": {"status": "integrity",
+                                                   "integrity": [{"rule": "attribute"}]}}},
+                   "kim": {"stages": {"14": graded("pass", 100, performance_points=15)}}}
+        problems = synthetic.class_problems(results, expected)
+        self.assertEqual(list(problems), ["redteam-x"])
+        self.assertIn("not by the rule keyword", problems["redteam-x"])
+        self.assertEqual(list(synthetic.class_problems({}, expected)), ["redteam-x", "kim"])
+
+    def test_too_small_a_class_is_refused(self):
+        with tempfile.TemporaryDirectory() as folder:
+            with self.assertRaises(ValueError):
+                synthetic.make_class(pathlib.Path(folder) / "class", 5, [14])
 
 
 if __name__ == "__main__":

@@ -1,7 +1,9 @@
 """Calibration, before anyone is graded: every attempt of the red-team file
 (tests/grade/redteam/integrity.toml) must be stopped by the rule it names and every honest
 solution there let through; the answers of the graded stages must pass every check (their
-time against themselves measures the machine's timing noise, noise() below); and every entry
+time against themselves measures the machine's timing noise, noise() below); every runtime
+attempt of tests/grade/redteam/runtime.toml must come out as it says (graded once the answers
+are, since their build times it); and every entry
 of tests/mistakes/ must lose points with its `Expect:` key (an entry that has to change lines
 outside the TODO blocks, `Outside:`, must fail integrity; an `Expect: pass` entry is what no
 check catches and is left out). Otherwise the grader stops and says which. The result is kept
@@ -12,6 +14,7 @@ import copy
 import importlib.util
 import json
 import pathlib
+import threading
 
 from course import rules
 from course.gpu import tool_output
@@ -61,6 +64,14 @@ def write_submission(folder, sources):
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
     return submissions.Submission(pathlib.Path(folder).name, folder)
+
+
+def attack_submission(folder, stage, attack):
+    """A runtime red-team attempt as a submission whose GPU work waits for the answers."""
+    text = redteam.submission(attack, stage.answer_source.read_text(encoding="utf-8"))
+    made = write_submission(pathlib.Path(folder) / redteam.student(attack), {stage.folder: text})
+    made.waits_for_answers = True
+    return made
 
 
 def answer_sources(stages):
@@ -176,25 +187,39 @@ def calibrate(ctx, grade_all, say):
     ctx.scratch = ctx.work / "calibration" / "students"
     answer = write_submission(folder / ANSWERS,
                               answer_sources(ctx.stages[n] for n in ctx.numbers))
-    say(f"calibration: the answers of {len(runnable)} stage(s) and {len(entries)} corpus entries")
+    attacks = redteam.runtime_entries(set(runnable))
+    say(f"calibration: the answers of {len(runnable)} stage(s), {len(entries)} corpus entries "
+        f"and {len(attacks)} red-team attempts")
     made = [write_submission(folder / e.student, {e.folder: e.text}) for e in entries]
-    # The answers and the corpus at once (they share the build slots and the GPU lock): no
-    # entry needs the answers' build, since an entry that passes every check is a problem
-    # whatever its performance.
+    made += [attack_submission(folder, ctx.stages[a["stage"]], a) for a in attacks]
+    # The answers, the corpus and the red-team attempts at once (they share the build slots
+    # and the GPU lock). No corpus entry needs the answers' build, since an entry that passes
+    # every check is a problem whatever its performance; a red-team attempt does (it may
+    # only be caught by its measurement), so its GPU work waits for the answers.
     progress = Progress(len(made) + 1, "submissions", parallel=ctx.jobs, every_s=30)
+    ctx.answers_ready = threading.Event()
 
     def done(_result):
         line = progress.step()
         if line:
             say(f"calibration: {line}")
 
+    def grade_answers():
+        try:
+            graded = grade_all(ctx, [answer], True, done)[0]
+            ctx.noise.update(noise(graded, runnable))
+            return graded
+        finally:
+            ctx.answers_ready.set()
+
     with concurrent.futures.ThreadPoolExecutor(max_workers=1) as side:
-        answered = side.submit(grade_all, ctx, [answer], True, done)
+        answered = side.submit(grade_answers)
         results = grade_all(ctx, made, reference=False, on_done=done)
-        result = answered.result()[0]
+        result = answered.result()
     problems = answer_problems(result, runnable)
-    ctx.noise.update(noise(result, runnable))
     problems += [p for e, r in zip(entries, results) if (p := entry_problem(e, r))]
+    problems += [p for a, r in zip(attacks, results[len(entries):])
+                 if (p := redteam.runtime_problem(a, r["stages"][f"{a['stage']:02d}"]))]
     cache_path.write_text(json.dumps({"key": key, "problems": problems,
                                       "expected": {str(n): v for n, v in ctx.expected.items()},
                                       "noise": {str(n): v for n, v in ctx.noise.items()}},

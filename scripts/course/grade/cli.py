@@ -16,6 +16,7 @@ import argparse
 import concurrent.futures
 import datetime
 import hashlib
+import json
 import os
 import pathlib
 import re
@@ -33,6 +34,8 @@ from course.grade import (build, calibrate, grading, integrity, lexer, report, r
 from course.grade.progress import Progress
 
 PROGRAM = "grade.sh"
+# What a synthetic class's red-team students must come to (synthetic.make_class), in OUT.
+EXPECTED = "synthetic-expected.json"
 # Students whose suites and sanitizers share the GPU at once: each runs its suite, then up
 # to `tool_jobs` tools at a time, each process with its own context and buffers.
 GPU_STUDENTS = 6
@@ -319,7 +322,12 @@ def main(argv):
         elif args.submissions.exists() and any(args.submissions.iterdir()):
             raise Stop(f"{PROGRAM}: error: --synthetic-class writes the class into --submissions "
                        f"{args.submissions}, which is not empty", 2)
-        synthetic.make_class(args.submissions, args.synthetic_class, args.numbers)
+        try:
+            expected = synthetic.make_class(args.submissions, args.synthetic_class, args.numbers)
+        except ValueError as error:
+            raise Stop(f"{PROGRAM}: error: --synthetic-class: {error}", 2) from None
+        (args.out / EXPECTED).write_text(json.dumps(expected, indent=1, ensure_ascii=False) + "\n",
+                                         encoding="utf-8")
     if not args.submissions.is_dir():
         raise Stop(f"{PROGRAM}: error: --submissions {args.submissions} is not a folder", 2)
     try:
@@ -370,7 +378,20 @@ def main(argv):
     if not ctx.have_device:
         say(f"{ctx.device}: stages that build are marked '{grading.NO_DEVICE}'")
         return 3
+    if args.synthetic_class:
+        say_redteam(ctx.out, say)
     return 0
+
+
+def say_redteam(out, say):
+    """The synthetic class's red-team students against what make_class expected of them."""
+    expected = json.loads((out / EXPECTED).read_text(encoding="utf-8"))
+    results = {r["student"]: r for r in report.load_results(out)}
+    problems = synthetic.class_problems(results, expected)
+    say(f"red-team class: {len(expected) - len(problems)} of {len(expected)} students graded "
+        "as expected" + ("" if problems else " ✅"))
+    for problem in problems.values():
+        say(f"  {problem}")
 
 
 if __name__ == "__main__":

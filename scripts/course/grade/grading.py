@@ -91,6 +91,10 @@ class Context:
         # Set by cli.context from the machine: each compiler's memory (None: the rubric's)
         # and the GPU memory's theoretical bandwidth (None: unknown, nothing flagged).
         self.build_memory_gib = self.peak_gbps = None
+        # Calibration's: set once the answers are graded (their build is the yardstick of a
+        # performance measurement and the judge of the cross-check); a submission that
+        # `waits_for_answers` starts its GPU work only then. None: nothing to wait for.
+        self.answers_ready = None
         self.__dict__.update(fields)
         self.logs = self.out / "students"  # each student's logs, beside their result.json
         # Each student's unpacked copy and build. The calibration's live under another
@@ -179,7 +183,8 @@ def grade(ctx, submission, reference=False):
         for number in to_build:
             result["stages"][f"{number:02d}"] = built_stage(
                 ctx, work, number, out, reference, student_seed(
-                    ctx.seed, submission.student, number, ctx.descriptions.get(number, {})))
+                    ctx.seed, submission.student, number, ctx.descriptions.get(number, {})),
+                getattr(submission, "waits_for_answers", False))
         if reference:
             ctx.answer_work.update({n: work for n in to_build})
         else:
@@ -201,7 +206,7 @@ def student_seed(secret, student, number, description):
     return seed ^ 1 if seed == description.get("default_seed") else seed
 
 
-def built_stage(ctx, work, number, out, reference, seed):
+def built_stage(ctx, work, number, out, reference, seed, wait=False):
     maximum = rubrics.maximum(ctx.rubric, number)
     stage_out = out / f"stage{number:02d}"
     stage_out.mkdir(parents=True, exist_ok=True)
@@ -222,6 +227,8 @@ def built_stage(ctx, work, number, out, reference, seed):
     if number not in ctx.descriptions:  # a stage the edition's build could not make (NCCL)
         return stage_result(NO_NCCL, maximum,
                             detail=f"stage {number} {stage.why_not_built or 'was not built'}")
+    if wait and ctx.answers_ready is not None:
+        ctx.answers_ready.wait()
     answer = work if reference else ctx.answer_work.get(number)
     verdicts, names = run.check_stage(gpu_runner(ctx), work, stage, source, stage_out,
                                       ctx.descriptions[number], ctx.rubric["limits"],

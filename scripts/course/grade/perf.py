@@ -1,10 +1,11 @@
 """The performance part: the student's stage executable and the answer's, alternated on the
-same GPU (each round one run of each, every timed run starting from a clean L2, the
-executables' default), scored by the ratio of their medians. A student's run whose bandwidth
+same GPU (each round one run of each, the answer's first, every timed run starting from a
+clean L2, the executables' default), scored by the ratio of their medians. A student's run whose bandwidth
 (the bytes the stage must read over its time) is above the memory's theoretical bandwidth
 (bench_memory: 2 x memory clock x bus width / 8) did not read what it had to: it is flagged
 and earns no performance points."""
 import statistics
+import time
 
 from course import describe, report
 from course.grade import sandbox as isolation
@@ -38,6 +39,14 @@ def above_limit(runs, peak_gbps):
     return fastest if fastest > peak_gbps else None
 
 
+def student_limit(answer_wall_s, limit):
+    """Seconds a student's timed run may take: ten times the answer's run just before it
+    and 20 s more (process start, input, the CPU's sum: the same work in both), at most the
+    rubric's limit. A run that hangs only under timing then holds the GPU alone for about
+    half a minute, not for the rubric's whole limit."""
+    return min(limit, 10.0 * answer_wall_s + 20.0)
+
+
 def measure(sandbox, student_work, answer_work, stage, description, rubric, out_dir,
             peak_gbps=None):
     """{'student_ms', 'answer_ms', 'ratio'} from alternated rounds; ratio None when a run of
@@ -48,10 +57,13 @@ def measure(sandbox, student_work, answer_work, stage, description, rubric, out_
     exe = stage.exe(template=True)
     times = {"student": [], "answer": []}
     for round_number in range(1, int(settings["rounds"]) + 1):
-        for who, work in (("student", student_work), ("answer", answer_work)):
+        limit = timeout
+        for who, work in (("answer", answer_work), ("student", student_work)):
             log = out_dir / f"performance.{who}.{round_number}.log"
+            started = time.monotonic()
             times[who].append(one_run(sandbox, work, exe, description,
-                                      int(settings["repeat"]), log, timeout))
+                                      int(settings["repeat"]), log, limit))
+            limit = student_limit(time.monotonic() - started, timeout)
             # A run that hung, failed or went wrong ends the measurement: a kernel that fails
             # only under timing must not hold the GPU alone for every round that is left.
             if times[who][-1] is None:

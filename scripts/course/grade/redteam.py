@@ -1,19 +1,53 @@
-"""The red-team file (tests/grade/redteam/integrity.toml): attempts to get past the integrity
-rules, and honest solutions unlike the answers, each as the stage's answer with lines put
-into one TODO block. Calibration checks them before anyone is graded (problems), as the host
-test does: every attempt stopped by the rule it names, every honest solution let through."""
+"""The red-team files, each entry the stage's answer with lines put into one TODO block.
+tests/grade/redteam/integrity.toml: attempts to get past the integrity rules, and honest
+solutions unlike the answers; calibration checks them before anyone is graded (problems), as
+the host test does: every attempt stopped by the rule it names, every honest solution let
+through. tests/grade/redteam/runtime.toml: attempts the rules let through, which only the GPU
+runs can catch; calibration grades them with the corpus (runtime_problem), and so does the
+GPU test of the synthetic class."""
 import tomllib
 
-from course import registry
+from course import registry, rules
 from course.grade import integrity
 from course.todo_markers import BEGIN, END
 
 FILE = registry.ROOT / "tests" / "grade" / "redteam" / "integrity.toml"
+RUNTIME = FILE.parent / "runtime.toml"
 PASS = "pass"
 
 
 def entries(path=FILE):
     return tomllib.loads(path.read_text(encoding="utf-8"))["entry"]
+
+
+def runtime_entries(numbers=None, path=RUNTIME):
+    """The runtime attempts, those of the stages `numbers` only when given."""
+    found = entries(path)
+    return [e for e in found if numbers is None or e["stage"] in numbers]
+
+
+def student(entry):
+    """The id a red-team entry is graded under, in calibration and in the synthetic class."""
+    return f"redteam-{entry['id']}"
+
+
+def runtime_problem(entry, stage):
+    """None when the graded stage (a result.json stage) came out as the runtime entry says,
+    else one line saying how it did not."""
+    name = f"red-team {entry['id']} ({entry['why']})"
+    keys = [c["key"] for c in stage.get("checks", []) if c.get("key")]
+    performance = stage.get("performance") or {}
+    got = f"{stage['status']}, {stage['points']} of {stage['max']} points, keys: " \
+          f"{', '.join(keys) or 'none'}; performance: {performance.get('detail') or performance.get('ratio')}"
+    if stage["status"] != entry["status"]:
+        return f"{name} was graded {got}, not {entry['status']}"
+    if entry.get("key") and not any(rules.key_matches(k, entry["key"]) for k in keys):
+        return f"{name} lost no points with a key {entry['key']} ({got})"
+    if entry.get("performance") == "none" and performance.get("points"):
+        return f"{name} earned performance points ({got})"
+    if entry.get("points") == "full" and stage["points"] < stage["max"]:
+        return f"{name}, an honest solution, did not get full marks ({got})"
+    return None
 
 
 def submission(entry, answer):
