@@ -24,8 +24,8 @@ import time
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "scripts"))  # the package, also when run by hand
-from course import report, rules  # noqa: E402
-from course.grade import cli, synthetic  # noqa: E402
+from course import rules  # noqa: E402
+from course.grade import cli, report, synthetic  # noqa: E402
 
 STAGE = 14
 SECRET_SEED = 1

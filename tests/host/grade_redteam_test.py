@@ -13,7 +13,7 @@ import unittest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "scripts"))  # the package, also when run by hand
-from course.grade import build, integrity, lexer, redteam, synthetic  # noqa: E402
+from course.grade import build, integrity, lexer, redteam, submissions, synthetic  # noqa: E402
 
 lexer.skip_unless_available()
 
@@ -120,6 +120,18 @@ class SyntheticClass(unittest.TestCase):
                                  ("linked-todo", "not started")):
                 self.assertEqual(expected[name], {"status": status})
             json.dumps(expected)  # cli.py writes it as JSON
+            self.assert_shapes_are_refused(dest, pathlib.Path(folder) / "unpacked")
+
+    def assert_shapes_are_refused(self, dest, scratch):
+        folders = [synthetic.stage(14).folder]
+        found = {s.student: s for s in submissions.find(dest)}
+        for name in ("too-many-entries", "not-utf8"):
+            with self.assertRaises(submissions.SubmissionError, msg=name):
+                root = submissions.unpack(found[name], scratch / name)
+                submissions.graded_sources(root, folders)
+        root = submissions.unpack(found["linked-todo"], scratch / "linked-todo")
+        self.assertEqual(submissions.graded_sources(root, folders), {folders[0]: None})
+        self.assertIn("이지은", found)  # written decomposed, found composed
 
     def test_a_red_team_student_graded_otherwise_is_named(self):
         expected = {"redteam-x": {"stage": 14, "status": "integrity", "rule": "keyword"},

@@ -195,8 +195,10 @@ def calibrate(ctx, grade_all, say):
     # The answers, the corpus and the red-team attempts at once (they share the build slots
     # and the GPU lock). No corpus entry needs the answers' build, since an entry that passes
     # every check is a problem whatever its performance; a red-team attempt does (it may
-    # only be caught by its measurement), so its GPU work waits for the answers.
+    # only be caught by its measurement), so its GPU work waits for the answer's build, and
+    # its score for the noise the answers' own measurement gives.
     progress = Progress(len(made) + 1, "submissions", parallel=ctx.jobs, every_s=30)
+    ctx.answer_built = {n: threading.Event() for n in runnable}
     ctx.answers_ready = threading.Event()
 
     def done(_result):
@@ -210,6 +212,8 @@ def calibrate(ctx, grade_all, say):
             ctx.noise.update(noise(graded, runnable))
             return graded
         finally:
+            for built in ctx.answer_built.values():  # also where the answer never built
+                built.set()
             ctx.answers_ready.set()
 
     with concurrent.futures.ThreadPoolExecutor(max_workers=1) as side:

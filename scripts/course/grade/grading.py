@@ -91,10 +91,12 @@ class Context:
         # Set by cli.context from the machine: each compiler's memory (None: the rubric's)
         # and the GPU memory's theoretical bandwidth (None: unknown, nothing flagged).
         self.build_memory_gib = self.peak_gbps = None
-        # Calibration's: set once the answers are graded (their build is the yardstick of a
-        # performance measurement and the judge of the cross-check); a submission that
-        # `waits_for_answers` starts its GPU work only then. None: nothing to wait for.
-        self.answers_ready = None
+        # Calibration's, for a submission that `waits_for_answers`: answer_built {stage:
+        # Event}, set once the answer of that stage is built (the judge of the cross-check and
+        # the yardstick of a measurement), before which its GPU work does not start; and
+        # answers_ready, set once the answers are graded (the timing noise is known), before
+        # which it is not scored. None: nothing to wait for.
+        self.answer_built = self.answers_ready = None
         self.__dict__.update(fields)
         self.logs = self.out / "students"  # each student's logs, beside their result.json
         # Each student's unpacked copy and build. The calibration's live under another
@@ -217,6 +219,11 @@ def built_stage(ctx, work, number, out, reference, seed, wait=False):
         limits["build_memory_gib"] = ctx.build_memory_gib or limits["build_memory_gib"]
         ok, text = build.build_stage(ctx.sandbox, ctx.edition, work, number, log, limits,
                                      ctx.build_jobs)
+    if reference:  # its build is the yardstick from now on, even while it is being graded
+        if ok:
+            ctx.answer_work[number] = work
+        if ctx.answer_built and number in ctx.answer_built:
+            ctx.answer_built[number].set()
     if not ok:
         verdict = rules.judge_build(text, source, log)
         return stage_result(BUILD_ERROR, maximum, detail=verdict.detail, log=str(log),
@@ -227,8 +234,8 @@ def built_stage(ctx, work, number, out, reference, seed, wait=False):
     if number not in ctx.descriptions:  # a stage the edition's build could not make (NCCL)
         return stage_result(NO_NCCL, maximum,
                             detail=f"stage {number} {stage.why_not_built or 'was not built'}")
-    if wait and ctx.answers_ready is not None:
-        ctx.answers_ready.wait()
+    if wait and ctx.answer_built and number in ctx.answer_built:
+        ctx.answer_built[number].wait()
     answer = work if reference else ctx.answer_work.get(number)
     verdicts, names = run.check_stage(gpu_runner(ctx), work, stage, source, stage_out,
                                       ctx.descriptions[number], ctx.rubric["limits"],
@@ -242,6 +249,8 @@ def built_stage(ctx, work, number, out, reference, seed, wait=False):
             performance = perf.measure(ctx.sandbox, work, answer, stage,
                                        ctx.descriptions[number], ctx.rubric, stage_out,
                                        ctx.peak_gbps)
+    if wait and ctx.answers_ready is not None:
+        ctx.answers_ready.wait()
     return score(ctx, number, verdicts, performance)
 
 

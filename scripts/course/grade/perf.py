@@ -40,11 +40,12 @@ def above_limit(runs, peak_gbps):
 
 
 def student_limit(answer_wall_s, limit):
-    """Seconds a student's timed run may take: ten times the answer's run just before it
-    and 20 s more (process start, input, the CPU's sum: the same work in both), at most the
-    rubric's limit. A run that hangs only under timing then holds the GPU alone for about
-    half a minute, not for the rubric's whole limit."""
-    return min(limit, 10.0 * answer_wall_s + 20.0)
+    """Seconds a student's timed run may take: four times the answer's run just before it
+    and 10 s more, at most the rubric's limit. Most of a run is the same work in both
+    (process start, the input, the CPU's sum): a kernel 100 times slower than the answer's
+    adds well under a second to its 21 runs. A run that hangs only under timing then holds
+    the GPU alone for some 15 s, not for the rubric's whole limit."""
+    return min(limit, 4.0 * answer_wall_s + 10.0)
 
 
 def measure(sandbox, student_work, answer_work, stage, description, rubric, out_dir,

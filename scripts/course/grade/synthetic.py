@@ -161,6 +161,7 @@ def shape_attacks(dest, numbers):
         linked = pathlib.Path(scratch) / "copy" / "stages" / first / "todo.cu"
         linked.parent.mkdir(parents=True)
         linked.symlink_to("/etc/hostname")
+        (linked.parent / "README.md").write_text("a plain file beside the link\n")
         with tarfile.open(dest / "linked-todo.tar.gz", "w:gz") as archive:
             archive.add(pathlib.Path(scratch) / "copy", arcname="copy")
     return {"too-many-entries": {"status": "unreadable"}, "not-utf8": {"status": "unreadable"},
