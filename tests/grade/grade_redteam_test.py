@@ -7,7 +7,8 @@ answer), answers under names that once broke the grader and submissions refused 
 shape, filled up with answers and corpus entries. Graded from nothing (the pristine build
 and calibration included, which grades the runtime attempts and the corpus first), and
 checked: every red-team student as its file says, every answer with full correctness points,
-every corpus entry failing with its key. Prints the wall-clock time from the start (the
+every corpus entry failing with its key (one that must change lines outside the TODO blocks,
+`Outside:`, stopped by integrity). Prints the wall-clock time from the start (the
 issue's target: under 10 minutes on one H100). Exits 77 (skipped) without a CUDA device.
 
     grade_redteam_test.py --bin-dir BUILD/bin [--students 40]   (ctest: gpu.grade_redteam)
@@ -64,6 +65,10 @@ def mix_problems(out, expected):
             correctness = sum(c["points"] for c in stage["checks"])
             if stage["status"] != "pass" or correctness < sum(c["max"] for c in stage["checks"]):
                 problems.append(f"{student} (the answer): {stage['status']}, {stage['points']} points")
+        elif source in texts and texts[source].outside:  # it must change lines outside a block
+            if stage["status"] != "integrity":
+                problems.append(f"{student} (corpus {texts[source].slug}, Outside:): "
+                                f"{stage['status']}, not integrity")
         elif source in texts:
             entry = texts[source]
             if stage["status"] == "pass" or not any(rules.key_matches(k, entry.expect) for k in keys):
