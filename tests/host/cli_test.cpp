@@ -63,6 +63,18 @@ std::vector<std::string> stage_binaries() {
 
 std::string binary(const std::string& name) { return std::string(REDUCE_BIN_DIR) + "/" + name; }
 
+// The first template executable whose --describe holds `fact` (e.g. "\"kind\": \"rows\""),
+// or "" where this build has none (a student edition of some stages only).
+std::string template_with(const std::string& fact) {
+  std::vector<std::string> names = stage_binaries();
+  std::sort(names.begin(), names.end());
+  for (const std::string& name : names) {
+    if (name.size() < 5 || name.compare(name.size() - 5, 5, "_todo") != 0) continue;
+    if (run(binary(name) + " --describe").out.find(fact) != std::string::npos) return name;
+  }
+  return "";
+}
+
 int count_lines(const std::string& text) {
   int lines = 0;
   for (char c : text) lines += c == '\n';
@@ -170,16 +182,18 @@ std::string verify_command(const std::string& exe, const std::string& options, c
 }
 
 TEST(VerifyOutput, JudgesAWrittenSumOnTheCpuAloneAndRefusesAWrongOne) {
+  const std::string stage = template_with("\"kind\": \"vector\", \"operation\": \"sum\"");
+  if (stage.empty()) GTEST_SKIP() << "this build has no stage that sums a vector";
   const std::vector<float> input = reduce::generate_input(1024, 77);
   const float right = static_cast<float>(reduce::reference_sum(input.data(), input.size()).sum);
   const fs::path good = output_file("reduce_verify_good", {right});
-  const Outcome pass = run(verify_command("stage07_todo", "--n 1024 --seed 77", good));
+  const Outcome pass = run(verify_command(stage, "--n 1024 --seed 77", good));
   EXPECT_EQ(pass.exit_code, 0) << pass.out << pass.err;
   EXPECT_NE(pass.out.find("matches the reference"), std::string::npos) << pass.out;
   // The same file judged for another seed: the input differs, so the sum does.
-  EXPECT_EQ(run(verify_command("stage07_todo", "--n 1024 --seed 78", good)).exit_code, 1);
+  EXPECT_EQ(run(verify_command(stage, "--n 1024 --seed 78", good)).exit_code, 1);
   const fs::path bad = output_file("reduce_verify_bad", {right * 1.001f});
-  const Outcome fail = run(verify_command("stage07_todo", "--n 1024 --seed 77", bad));
+  const Outcome fail = run(verify_command(stage, "--n 1024 --seed 77", bad));
   EXPECT_EQ(fail.exit_code, 1) << fail.out << fail.err;
   EXPECT_NE(fail.out.find("does not match"), std::string::npos) << fail.out;
   fs::remove(good);
@@ -187,6 +201,8 @@ TEST(VerifyOutput, JudgesAWrittenSumOnTheCpuAloneAndRefusesAWrongOne) {
 }
 
 TEST(VerifyOutput, JudgesAWrittenMatrixAndRefusesAFileOfTheWrongSize) {
+  const std::string stage = template_with("\"operation\": \"softmax\"");
+  if (stage.empty()) GTEST_SKIP() << "this build has no softmax stage";
   const std::size_t rows = 3, cols = 100;
   const std::vector<float> input = reduce::generate_input(rows * cols, 5);
   const reduce::RowReference ref(reduce::Operation::kSoftmax, input, rows, cols, {});
@@ -194,10 +210,10 @@ TEST(VerifyOutput, JudgesAWrittenMatrixAndRefusesAFileOfTheWrongSize) {
   for (std::size_t i = 0; i < right.size(); ++i) right[i] = static_cast<float>(ref.value(i));
   const fs::path good = output_file("reduce_verify_rows", right);
   const std::string options = "--rows 3 --cols 100 --seed 5";
-  EXPECT_EQ(run(verify_command("stage16_todo", options, good)).exit_code, 0);
+  EXPECT_EQ(run(verify_command(stage, options, good)).exit_code, 0);
   right.pop_back();
   const fs::path short_file = output_file("reduce_verify_short", right);
-  const Outcome refused = run(verify_command("stage16_todo", options, short_file));
+  const Outcome refused = run(verify_command(stage, options, short_file));
   EXPECT_EQ(refused.exit_code, 2) << refused.out << refused.err;
   EXPECT_EQ(std::count(refused.err.begin(), refused.err.end(), '\n'), 1) << refused.err;
   EXPECT_NE(refused.err.find("1196 bytes"), std::string::npos) << refused.err;
@@ -206,7 +222,9 @@ TEST(VerifyOutput, JudgesAWrittenMatrixAndRefusesAFileOfTheWrongSize) {
 }
 
 TEST(VerifyOutput, AStageWithoutAnOutputFileSaysSoInOneLine) {
-  const Outcome refused = run(binary("stage05_todo") + " --write-output x.bin");
+  const std::string stage = template_with("\"kind\": \"host_code\"");
+  if (stage.empty()) GTEST_SKIP() << "this build has no host-code stage";
+  const Outcome refused = run(binary(stage) + " --write-output x.bin");
   EXPECT_EQ(refused.exit_code, 2) << refused.err;
   EXPECT_NE(refused.err.find("has no output file"), std::string::npos) << refused.err;
 }
