@@ -45,11 +45,9 @@ Watch& watch() {
   return *instance;
 }
 
-}  // namespace
-
 // Resolved and allocated here, before the watched code runs, so that nothing the wrap does
 // during a launch allocates or synchronizes.
-static void prepare_capture(Watch& w, GivenKernel given, std::size_t capacity) {
+void prepare_capture(Watch& w, GivenKernel given, std::size_t capacity) {
   w.given = nullptr;
   if (given == nullptr || capacity == 0) return;
   CUDA_CHECK(cudaGetKernel(&w.given, reinterpret_cast<const void*>(given)));
@@ -61,6 +59,8 @@ static void prepare_capture(Watch& w, GivenKernel given, std::size_t capacity) {
     w.capacity = capacity;
   }
 }
+
+}  // namespace
 
 void watch_launches(GivenKernel given, std::size_t capacity) {
   Watch& w = watch();
@@ -74,19 +74,16 @@ void watch_launches(GivenKernel given, std::size_t capacity) {
 }
 
 LaunchWatch launches_watched() {
-  std::vector<Recorded> seen;
-  {
-    std::lock_guard<std::mutex> lock(watch().mutex);
-    watch().on = false;
-    seen.swap(watch().launches);
-  }
   LaunchWatch result;
 #if REDUCE_WATCH_LAUNCHES
   result.available = true;
 #endif
+  std::vector<Recorded> seen;
   {
     Watch& w = watch();
     std::lock_guard<std::mutex> lock(w.mutex);
+    w.on = false;
+    seen.swap(w.launches);
     result.given_launches = w.given_launches;
     result.last_given = w.last_given;
     if (w.captured) {

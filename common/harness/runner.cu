@@ -6,16 +6,10 @@
 #include "common/harness/report.h"
 #include "common/harness/shared_poison.h"
 
-#include <cmath>
 #include <stdexcept>
 #include <string>
 
 namespace reduce {
-namespace {
-
-bool same_value(float a, float b) { return a == b || (std::isnan(a) && std::isnan(b)); }
-
-}  // namespace
 
 StageRunner::StageRunner(const StagePlan& plan, std::size_t n, std::size_t input_offset)
     : plan_(plan),

@@ -11,8 +11,7 @@ namespace reduce {
 
 HostOutcome run_host_code(const StagePlan& plan, const std::vector<float>& input,
                           unsigned block) {
-  // Block 32, the smallest, gives one block sum per 64 floats at most.
-  watch_launches(plan.given_kernel, input.size() / 64 + 1);
+  watch_launches(plan.given_kernel, most_block_sums(input.size()));
   const HostRun run = plan.host_run(input, block);
   HostOutcome outcome;
   outcome.watched = launches_watched();
@@ -70,8 +69,10 @@ std::string kept_after_calls(const DeviceHoldings& kept, int calls) {
   return line;
 }
 
+std::size_t most_block_sums(std::size_t n) { return n / 64 + 1; }
+
 std::size_t host_code_bytes_needed(std::size_t n) {
-  return (n + n / 64 + 1) * sizeof(float) + L2Flusher::bytes();
+  return (n + most_block_sums(n)) * sizeof(float) + L2Flusher::bytes();
 }
 
 }  // namespace reduce

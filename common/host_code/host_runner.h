@@ -31,8 +31,12 @@ HostOutcome run_host_code(const StagePlan& plan, const std::vector<float>& input
 // events, which enclose the harness's, did not measure less than the launches took.
 std::string launch_problem(const HostOutcome& out, std::size_t n, unsigned block);
 
+// The most block sums a launch over n floats can give: at the smallest block (32 threads,
+// two floats each), one per 64 floats.
+std::size_t most_block_sums(std::size_t n);
+
 // Bytes of device memory stage 05 needs for n floats at the smallest block: the input and
-// one block sum per 64 floats, plus the harness's L2 flusher.
+// its most block sums, plus the harness's L2 flusher.
 std::size_t host_code_bytes_needed(std::size_t n);
 
 // What the host code kept across `calls` calls, as the one line the report and the tests

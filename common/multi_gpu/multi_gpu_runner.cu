@@ -3,7 +3,6 @@
 #include "common/harness/report.h"
 
 #include <algorithm>
-#include <cmath>
 #include <limits>
 
 #include "common/device_buffer.h"
@@ -247,8 +246,7 @@ MultiGpuTiming MultiGpuRunner::time(unsigned block, int repeat, CacheState cache
     bool agrees = true;
     for (std::size_t g = 0; g < timing.last.size(); ++g) {
       if (negated) timing.last[g] = -timing.last[g];
-      const bool same = timing.last[g] == timing.warmup[g] ||
-                        (std::isnan(timing.last[g]) && std::isnan(timing.warmup[g]));
+      const bool same = same_value(timing.last[g], timing.warmup[g]);
       if (!same && agrees && timing.disagreeing == 0) timing.first_disagreeing = timing.last[g];
       agrees = agrees && same;
     }

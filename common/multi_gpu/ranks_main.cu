@@ -335,7 +335,7 @@ int Rank::run() {
     CUDA_CHECK(cudaDeviceSynchronize());
     last = sum_once(gpu, part, &ms);
     if (negated) last = -last;
-    if (!(last == warmup || (std::isnan(last) && std::isnan(warmup)))) ++disagreeing;
+    if (!same_value(last, warmup)) ++disagreeing;
     times.push_back(ms);
   }
   std::string problem = check_line(last, ref);

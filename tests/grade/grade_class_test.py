@@ -12,7 +12,6 @@ default seed's input, a kernel that never ends, code that opens a socket, and a 
 test file beside a wrong solution. The results stay in BUILD/grade-test/ to look at."""
 import argparse
 import json
-import os
 import pathlib
 import shutil
 import subprocess
@@ -23,6 +22,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "scripts"))  # the package, also when run by hand
 from course import registry, report  # noqa: E402
 from course.grade import synthetic  # noqa: E402
+import grader_run  # noqa: E402  (beside this file)
 
 STAGE = 9
 N = 1 << 24  # the default input's size (common/harness/input.h's kDefaultN)
@@ -102,12 +102,7 @@ def make_class(folder, bin_dir):
 def grade(folder, out, rubric):
     command = [str(ROOT / "scripts" / "grade.sh"), "--submissions", str(folder), "--out", str(out),
                "--stages", str(STAGE), "--secret-seed", str(SECRET_SEED), "--rubric", str(rubric)]
-    done = subprocess.run(command, capture_output=True, text=True)
-    if done.returncode == 4 and "no sandbox" in done.stderr:
-        print("no sandbox on this machine: grading with --no-sandbox", flush=True)
-        done = subprocess.run(command + ["--no-sandbox"], capture_output=True, text=True)
-    print(done.stdout + done.stderr, flush=True)
-    return done.returncode
+    return grader_run.grade(command, out)[0]
 
 
 class Checks:
@@ -182,15 +177,10 @@ def main():
     parser.add_argument("--bin-dir", type=pathlib.Path, required=True)
     args = parser.parse_args()
     # The stages, the answers and the grader's own registry: those of the build under test.
-    os.environ["REDUCE_BUILD_DIR"] = str(args.bin_dir.resolve().parent)
-    probe_exe = args.bin_dir / "reduce_probe"
-    if not probe_exe.exists():
-        print(f"{probe_exe} is not built: build the project first")
-        return 1
-    probe = subprocess.run([str(probe_exe)], capture_output=True, text=True)
-    if probe.returncode != 0:
-        print(f"no CUDA device: {probe.stdout.strip()}")
-        return 77
+    problem = grader_run.device_problem(args.bin_dir)
+    if problem:
+        print(problem[1])
+        return problem[0]
     base = args.bin_dir.parent / "grade-test"
     shutil.rmtree(base, ignore_errors=True)
     folder, out = base / "class", base / "out"

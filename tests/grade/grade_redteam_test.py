@@ -16,17 +16,15 @@ issue's target: under 10 minutes on one H100). Exits 77 (skipped) without a CUDA
 The results stay in BUILD/grade-redteam/ to look at."""
 import argparse
 import json
-import os
 import pathlib
 import shutil
-import subprocess
 import sys
-import time
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "scripts"))  # the package, also when run by hand
 from course import rules  # noqa: E402
 from course.grade import cli, report, synthetic  # noqa: E402
+import grader_run  # noqa: E402  (beside this file)
 
 STAGE = 14
 SECRET_SEED = 1
@@ -35,15 +33,7 @@ SECRET_SEED = 1
 def grade(out, students):
     command = [str(ROOT / "scripts" / "grade.sh"), "--synthetic-class", str(students),
                "--stages", str(STAGE), "--out", str(out), "--secret-seed", str(SECRET_SEED)]
-    started = time.monotonic()
-    done = subprocess.run(command, capture_output=True, text=True)
-    if done.returncode == 4 and "no sandbox" in done.stderr:
-        print("no sandbox on this machine: grading with --no-sandbox", flush=True)
-        shutil.rmtree(out, ignore_errors=True)
-        started = time.monotonic()
-        done = subprocess.run(command + ["--no-sandbox"], capture_output=True, text=True)
-    print(done.stdout + done.stderr, flush=True)
-    return done.returncode, time.monotonic() - started
+    return grader_run.grade(command, out)
 
 
 def mix_problems(out, expected):
@@ -84,15 +74,10 @@ def main():
     parser.add_argument("--bin-dir", type=pathlib.Path, required=True)
     parser.add_argument("--students", type=int, default=40)
     args = parser.parse_args()
-    os.environ["REDUCE_BUILD_DIR"] = str(args.bin_dir.resolve().parent)
-    probe_exe = args.bin_dir / "reduce_probe"
-    if not probe_exe.exists():
-        print(f"{probe_exe} is not built: build the project first")
-        return 1
-    probe = subprocess.run([str(probe_exe)], capture_output=True, text=True)
-    if probe.returncode != 0:
-        print(f"no CUDA device: {probe.stdout.strip()}")
-        return 77
+    problem = grader_run.device_problem(args.bin_dir)
+    if problem:
+        print(problem[1])
+        return problem[0]
     out = args.bin_dir.parent / "grade-redteam"
     shutil.rmtree(out, ignore_errors=True)
     code, seconds = grade(out, args.students)

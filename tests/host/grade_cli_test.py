@@ -226,6 +226,13 @@ class StandInTools:
                 else "ERROR SUMMARY: 0 errors\n")
 
 
+def described(kind):
+    """A stage's --describe facts as the cross-check reads them: a one-GPU kernel stage (kind
+    vector or rows) offers --write-output, the others do not."""
+    writes = ["--write-output", "--verify-output"] if kind in ("vector", "rows") else []
+    return {"kind": kind, "size_rule": "any_length", "options": ["--n", "--block", *writes]}
+
+
 def stand_in_judge(command, _timeout):
     """The answer's --verify-output on the stand-in's output file."""
     written = pathlib.Path(command[command.index("--verify-output") + 1])
@@ -260,7 +267,7 @@ class CrossCheck(unittest.TestCase):
         fake = mock.Mock(exe=lambda template=False: exe)
         with mock.patch.object(grade_run, "judge_output", judge):
             return grade_run.cross_check(runner, self.work, "/answers", fake,
-                                         {"kind": kind, "size_rule": "any_length"},
+                                         described(kind),
                                          self.work, 10, 12345)
 
     def test_a_wrong_result_fails_the_hidden_verdict(self):

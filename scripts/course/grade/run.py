@@ -96,7 +96,7 @@ def cross_check(runner, work, verifier_work, stage, description, out_dir, timeou
     executable (`verifier_work`'s build, no student code) reads that file and judges it
     against the CPU on its own. The suite's JSON is written in the student's process; this
     verdict is not."""
-    if verifier_work is None or description["kind"] not in ("vector", "rows"):
+    if verifier_work is None or "--write-output" not in description.get("options", []):
         return None
     log = out_dir / "cross_check.log"
     for shape in cross_check_shapes(description):
