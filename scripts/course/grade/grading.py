@@ -214,11 +214,14 @@ def built_stage(ctx, work, number, out, reference, seed, wait=False):
     stage_out.mkdir(parents=True, exist_ok=True)
     source = work / "stages" / ctx.stages[number].folder / "todo.cu"
     log = stage_out / "build.log"
+    clock = Laps()
     with ctx.builds:  # the compilers get the cores; students waiting for the GPU do not
+        clock.lap("build_wait")
         limits = dict(ctx.rubric["limits"])
         limits["build_memory_gib"] = ctx.build_memory_gib or limits["build_memory_gib"]
         ok, text = build.build_stage(ctx.sandbox, ctx.edition, work, number, log, limits,
                                      ctx.build_jobs)
+        clock.lap("build")
     if reference:  # its build is the yardstick from now on, even while it is being graded
         if ok:
             ctx.answer_work[number] = work
@@ -237,6 +240,7 @@ def built_stage(ctx, work, number, out, reference, seed, wait=False):
     if wait and ctx.answer_built and number in ctx.answer_built:
         ctx.answer_built[number].wait()
     answer = work if reference else ctx.answer_work.get(number)
+    clock.lap("answer_wait")
     verdicts, names = run.check_stage(gpu_runner(ctx), work, stage, source, stage_out,
                                       ctx.descriptions[number], ctx.rubric["limits"],
                                       seed, ctx.expected.get(number), ctx.tool_jobs,
@@ -244,14 +248,31 @@ def built_stage(ctx, work, number, out, reference, seed, wait=False):
     if reference and names:
         ctx.expected.setdefault(number, names)
     performance = None
+    clock.lap("checks")
     if all(v.ok for v in verdicts) and answer is not None:
         with ctx.gpu.alone():
+            clock.lap("performance_wait")
             performance = perf.measure(ctx.sandbox, work, answer, stage,
                                        ctx.descriptions[number], ctx.rubric, stage_out,
                                        ctx.peak_gbps)
+            clock.lap("performance")
     if wait and ctx.answers_ready is not None:
         ctx.answers_ready.wait()
-    return score(ctx, number, verdicts, performance)
+    return dict(score(ctx, number, verdicts, performance), seconds=clock.laps)
+
+
+class Laps:
+    """Where a student's stage spent its wall-clock time (result.json's `seconds`): each
+    lap's name and the seconds since the lap before, the waits for a build slot, the
+    answer and the GPU among them."""
+
+    def __init__(self):
+        self.laps, self.last = {}, time.monotonic()
+
+    def lap(self, name):
+        now = time.monotonic()
+        self.laps[name] = round(now - self.last, 1)
+        self.last = now
 
 
 def gpu_runner(ctx):

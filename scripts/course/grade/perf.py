@@ -40,12 +40,12 @@ def above_limit(runs, peak_gbps):
 
 
 def student_limit(answer_wall_s, limit):
-    """Seconds a student's timed run may take: four times the answer's run just before it
-    and 10 s more, at most the rubric's limit. Most of a run is the same work in both
+    """Seconds a student's timed run may take: three times the answer's run just before it
+    and 5 s more, at most the rubric's limit. Most of a run is the same work in both
     (process start, the input, the CPU's sum): a kernel 100 times slower than the answer's
     adds well under a second to its 21 runs. A run that hangs only under timing then holds
-    the GPU alone for some 15 s, not for the rubric's whole limit."""
-    return min(limit, 4.0 * answer_wall_s + 10.0)
+    the GPU alone for some 10 s, not for the rubric's whole limit."""
+    return min(limit, 3.0 * answer_wall_s + 5.0)
 
 
 def measure(sandbox, student_work, answer_work, stage, description, rubric, out_dir,
