@@ -74,15 +74,11 @@ def main():
     parser.add_argument("--bin-dir", type=pathlib.Path, required=True)
     parser.add_argument("--students", type=int, default=40)
     args = parser.parse_args()
-    problem = grader_run.device_problem(args.bin_dir)
-    if problem:
-        print(problem[1])
-        return problem[0]
+    grader_run.exit_without_device(args.bin_dir)
     out = args.bin_dir.parent / "grade-redteam"
     shutil.rmtree(out, ignore_errors=True)
     code, seconds = grade(out, args.students)
-    if code != 0:
-        print(f"scripts/grade.sh exited {code}, not 0 (results in {out})")
+    if grader_run.refused(code, out):
         return 1
     expected = json.loads((out / cli.EXPECTED).read_text(encoding="utf-8"))
     results = {r["student"]: r for r in report.load_results(out)}

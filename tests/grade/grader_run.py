@@ -3,7 +3,23 @@ way an instructor would, with --no-sandbox only where the machine has no sandbox
 import os
 import shutil
 import subprocess
+import sys
 import time
+
+
+def exit_without_device(bin_dir):
+    """Ends the test (device_problem's line and code) unless the build sees a CUDA device."""
+    problem = device_problem(bin_dir)
+    if problem:
+        print(problem[1])
+        sys.exit(problem[0])
+
+
+def refused(code, out):
+    """Whether grade.sh exited other than 0, said in one line (the results stay in `out`)."""
+    if code != 0:
+        print(f"scripts/grade.sh exited {code}, not 0 (results in {out})")
+    return code != 0
 
 
 def device_problem(bin_dir):

@@ -28,14 +28,20 @@ def graded(status, points, keys=(), performance_points=0, maximum=100):
             "performance": {"points": performance_points, "ratio": 1.0 if performance_points else None}}
 
 
+def submitted(registry, entry):
+    """(the entry's submission text, the integrity rules' findings on it)."""
+    text = redteam.submission(entry, synthetic.answer(entry["stage"]))
+    found = integrity.check(synthetic.template(entry["stage"]), text,
+                            registry.stage(entry["stage"]))
+    return text, found
+
+
 class RedTeam(unittest.TestCase):
     def test_every_attempt_is_caught_and_every_honest_solution_passes(self):
         registry = build.course_registry()
         for entry in ENTRIES:
             with self.subTest(entry["id"]):
-                stage = registry.stage(entry["stage"])
-                text = redteam.submission(entry, synthetic.answer(entry["stage"]))
-                found = integrity.check(synthetic.template(entry["stage"]), text, stage)
+                _, found = submitted(registry, entry)
                 rules = sorted({v.rule for v in found})
                 if entry["expect"] == "pass":
                     self.assertEqual([str(v) for v in found], [], entry["why"])
@@ -68,10 +74,8 @@ class RuntimeAttempts(unittest.TestCase):
         registry = build.course_registry()
         for entry in RUNTIME:
             with self.subTest(entry["id"]):
-                stage = registry.stage(entry["stage"])
-                text = redteam.submission(entry, synthetic.answer(entry["stage"]))
+                text, found = submitted(registry, entry)
                 self.assertNotEqual(text, synthetic.answer(entry["stage"]))
-                found = integrity.check(synthetic.template(entry["stage"]), text, stage)
                 self.assertEqual([str(v) for v in found], [], entry["why"])
 
     def test_the_runtime_entries_are_well_formed(self):

@@ -186,7 +186,7 @@ def grade(ctx, submission, reference=False):
             result["stages"][f"{number:02d}"] = built_stage(
                 ctx, work, number, out, reference, student_seed(
                     ctx.seed, submission.student, number, ctx.descriptions.get(number, {})),
-                getattr(submission, "waits_for_answers", False))
+                submission.waits_for_answers)
         if reference:
             ctx.answer_work.update({n: work for n in to_build})
         else:

@@ -22,8 +22,13 @@ class SubmissionError(Exception):
 
 
 class Submission:
-    def __init__(self, student, entry):
+    """`waits_for_answers`: calibration's runtime red-team attempts, whose GPU work waits for
+    the answers' build and whose score waits for the noise the answers measure
+    (grading.Context.answer_built, answers_ready)."""
+
+    def __init__(self, student, entry, waits_for_answers=False):
         self.student, self.entry = student, pathlib.Path(entry)
+        self.waits_for_answers = waits_for_answers
 
 
 def student_id(entry):
