@@ -4,9 +4,10 @@
 // One row goes to a warp (short rows) or to a whole block (long rows); the row's max and
 // sum are reductions over the threads that share it. Versions 1 and 2 read the row three
 // times (max, sum, write); versions 3 and 4 find max and sum in one pass (online softmax)
-// and read it twice; version 5 picks version 2 or 3 by row length.
+// and read it twice; version 5 picks version 2 or 3 by row length. Versions 6 and 7 keep
+// the row in registers, so they read it once; version 8 picks 6 or 7 by row length.
 //
-// Run it:   scripts/run.sh 16                                   (version 5, the default)
+// Run it:   scripts/run.sh 16                                   (version 8, the default)
 //           build/bin/stage16_todo --version 1 --rows 8 --cols 131072
 // Test it:  scripts/test.sh --todo 16           (every version, short rows and long ones)
 #include "common/launch.h"
@@ -217,6 +218,57 @@ __global__ void softmax_warp_online(const float* in, float* out, unsigned int ro
   softmax_online<WarpRow, WarpMerge>(in + row * cols, out + row * cols, cols);
 }
 
+// ---------------------------------------------------------------- versions 6 and 7
+// The row kept on chip: read once into registers, its max and sum found there, written
+// once. Versions 1 to 5 read the row two or three times, and at rows of 1024 columns and
+// more the later reads come from DRAM again. Each thread holds kPerThread values, columns
+// t, t + threads, t + 2 * threads, ... (a warp's loads stay consecutive); a column past
+// the row holds kLowest for the max and 0 for the sum. Row is WarpRow (kPerThread * 32
+// columns at most) or BlockRow (kPerThread * blockDim.x).
+template <typename Row, int kPerThread>
+__device__ void softmax_on_chip(const float* x, float* y, unsigned int cols) {
+  const unsigned int first = Row::thread();
+  const unsigned int step = Row::threads();
+  float held[kPerThread];
+  float top = kLowest;
+#pragma unroll
+  for (int i = 0; i < kPerThread; ++i) {
+    const unsigned int c = first + i * step;
+    held[i] = c < cols ? x[c] : kLowest;
+    top = max_of(top, held[i]);
+  }
+  top = Row::all(top, Max{});
+  float total = 0.0f;
+#pragma unroll
+  for (int i = 0; i < kPerThread; ++i) {
+    const unsigned int c = first + i * step;
+    held[i] = c < cols ? expf(held[i] - top) : 0.0f;
+    total += held[i];
+  }
+  total = Row::all(total, Sum{});
+#pragma unroll
+  for (int i = 0; i < kPerThread; ++i) {
+    const unsigned int c = first + i * step;
+    if (c < cols) y[c] = held[i] / total;
+  }
+}
+
+template <int kPerThread>
+__global__ void softmax_warp_on_chip(const float* in, float* out, unsigned int rows,
+                                     unsigned int cols) {
+  const std::size_t row = (std::size_t{blockIdx.x} * blockDim.x + threadIdx.x) / kWarpSize;
+  if (row >= rows) return;
+  softmax_on_chip<WarpRow, kPerThread>(in + row * cols, out + row * cols, cols);
+}
+
+// At most 64 registers a thread, so that 1024 threads fit on one multiprocessor.
+template <int kPerThread>
+__global__ void __launch_bounds__(1024) softmax_block_on_chip(const float* in, float* out,
+                                                              unsigned int cols) {
+  const std::size_t row = blockIdx.x;
+  softmax_on_chip<BlockRow, kPerThread>(in + row * cols, out + row * cols, cols);
+}
+
 namespace {
 
 using RowKernel = void (*)(const float*, float*, unsigned int, unsigned int);
@@ -249,6 +301,72 @@ void warp_online(const reduce::RowLaunch& run) {
   launch_warp_rows(softmax_warp_online, "softmax_warp_online", run);
 }
 
+// The values a thread must hold for a row of `cols` over `threads` threads, rounded up to
+// a power of two (one compiled kernel each), or 0 past kMostPerThread.
+constexpr int kMostPerThread = 32;
+std::size_t needed_per_thread(std::size_t cols, std::size_t threads) {
+  std::size_t held = 1;
+  while (held * threads < cols) held *= 2;
+  return held;
+}
+int per_thread(std::size_t cols, std::size_t threads) {
+  const std::size_t held = needed_per_thread(cols, threads);
+  return held <= kMostPerThread ? static_cast<int>(held) : 0;
+}
+
+template <int kPerThread>
+void launch_warp_on_chip(const reduce::RowLaunch& run) {
+  launch_warp_rows(softmax_warp_on_chip<kPerThread>, "softmax_warp_on_chip", run);
+}
+
+template <int kPerThread>
+void launch_block_on_chip(const reduce::RowLaunch& run, unsigned int threads) {
+  softmax_block_on_chip<kPerThread><<<static_cast<unsigned int>(run.rows), threads, 0,
+                                      run.stream>>>(run.in, run.out,
+                                                    static_cast<unsigned int>(run.cols));
+  reduce::check_launch("softmax_block_on_chip", __FILE__, __LINE__);
+}
+
+// Version 6: a warp per row, the row in its registers: rows up to 32 * 32 = 1024 columns.
+// A longer row does not fit; it goes to version 4.
+void warp_on_chip(const reduce::RowLaunch& run) {
+  switch (per_thread(run.cols, kWarpSize)) {
+    case 1: return launch_warp_on_chip<1>(run);
+    case 2: return launch_warp_on_chip<2>(run);
+    case 4: return launch_warp_on_chip<4>(run);
+    case 8: return launch_warp_on_chip<8>(run);
+    case 16: return launch_warp_on_chip<16>(run);
+    case 32: return launch_warp_on_chip<32>(run);
+    default: return warp_online(run);
+  }
+}
+
+// Version 7: a block per row, the row in its threads' registers. The block grows past
+// run.block (up to 1024 threads) until each thread holds at most 32 values, so rows up to
+// 32768 columns fit; a longer row goes to version 3.
+void block_on_chip(const reduce::RowLaunch& run) {
+  unsigned int threads = run.block;
+  while (threads < 1024 && needed_per_thread(run.cols, threads) > 8) threads *= 2;
+  switch (per_thread(run.cols, threads)) {
+    case 1: return launch_block_on_chip<1>(run, threads);
+    case 2: return launch_block_on_chip<2>(run, threads);
+    case 4: return launch_block_on_chip<4>(run, threads);
+    case 8: return launch_block_on_chip<8>(run, threads);
+    case 16: return launch_block_on_chip<16>(run, threads);
+    case 32: return launch_block_on_chip<32>(run, threads);
+    default: return block_online(run);
+  }
+}
+
+// Version 8: version 6 up to 1024 columns, version 7 up to 32768, else version 3.
+void on_chip_by_row_length(const reduce::RowLaunch& run) {
+  if (run.cols <= kWarpSize * kMostPerThread) {
+    warp_on_chip(run);
+  } else {
+    block_on_chip(run);
+  }
+}
+
 // What the lesson measured on the H100: up to 1024 columns a warp per row with three
 // passes is fastest (its second and third reads of a 4 KB row come from the cache, so one
 // pass less saves little, and a warp per row wastes no threads on a short row); at 32768
@@ -269,6 +387,10 @@ constexpr reduce::StageVersion kVersions[] = {
     {"online, a block per row", nullptr, block_online},
     {"online, a warp per row", nullptr, warp_online},
     {"version 2 up to 1024 columns, else version 3", nullptr, by_row_length},
+    {"the row in registers, a warp per row (up to 1024 columns)", nullptr, warp_on_chip},
+    {"the row in registers, a block per row (up to 32768 columns)", nullptr, block_on_chip},
+    {"version 6 up to 1024 columns, version 7 up to 32768, else version 3", nullptr,
+     on_chip_by_row_length},
 };
 
 }  // namespace

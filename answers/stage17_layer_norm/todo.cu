@@ -5,9 +5,11 @@
 // the sum of x and of x^2 and then E[x^2] - E[x]^2, and shows why it fails: on data like
 // 10^4 + noise the two terms agree in every digit a float holds. Versions 2 and 3 make two
 // passes (the mean first, then the squared distances from it); versions 4 and 5 use
-// Welford's running (count, mean, M2) and merge those pairs across threads.
+// Welford's running (count, mean, M2) and merge those pairs across threads. Versions 7
+// and 8 keep the row in registers and make the two passes there, reading it once; version
+// 9 picks 7 or 8 by row length.
 //
-// Run it:   scripts/run.sh 17                                   (version 6, the default)
+// Run it:   scripts/run.sh 17                                   (version 9, the default)
 //           build/bin/stage17_todo --version 1 --offset 10000   (watch version 1 fail)
 // Test it:  scripts/test.sh --todo 17
 #include "common/launch.h"
@@ -198,6 +200,56 @@ __global__ void layer_norm_rows(const float* in, float* out, const float* gamma,
   if (Method == 3) layer_norm_welford<Row>(x, y, gamma, beta, cols);
 }
 
+// ---------------------------------------------------------------- versions 7 and 8
+// The row kept on chip: read once into registers, its mean and the squared distances from
+// it found there (the two passes of versions 2 and 3, over registers instead of memory),
+// written once. Each thread holds kPerThread values, columns t, t + threads, ...; a column
+// past the row holds 0 and adds nothing.
+template <typename Row, int kPerThread>
+__device__ void layer_norm_on_chip(const float* x, float* y, const float* gamma,
+                                   const float* beta, unsigned int cols) {
+  const unsigned int first = Row::thread();
+  const unsigned int step = Row::threads();
+  float held[kPerThread];
+  float total = 0.0f;
+#pragma unroll
+  for (int i = 0; i < kPerThread; ++i) {
+    const unsigned int c = first + i * step;
+    held[i] = c < cols ? x[c] : 0.0f;
+    total += held[i];
+  }
+  const float mean = Row::all(total, Sum{}, 0.0f) / cols;
+  float squares = 0.0f;
+#pragma unroll
+  for (int i = 0; i < kPerThread; ++i) {
+    const unsigned int c = first + i * step;
+    const float distance = c < cols ? held[i] - mean : 0.0f;
+    squares += distance * distance;
+  }
+  const float rstd = rsqrtf(Row::all(squares, Sum{}, 0.0f) / cols + kLayerNormEpsilon);
+#pragma unroll
+  for (int i = 0; i < kPerThread; ++i) {
+    const unsigned int c = first + i * step;
+    if (c < cols) y[c] = (held[i] - mean) * rstd * gamma[c] + beta[c];
+  }
+}
+
+template <int kPerThread>
+__global__ void layer_norm_warp_on_chip(const float* in, float* out, const float* gamma,
+                                        const float* beta, unsigned int rows, unsigned int cols) {
+  const std::size_t row = row_index<WarpRow>(rows);
+  if (row >= rows) return;
+  layer_norm_on_chip<WarpRow, kPerThread>(in + row * cols, out + row * cols, gamma, beta, cols);
+}
+
+// At most 64 registers a thread, so that 1024 threads fit on one multiprocessor.
+template <int kPerThread>
+__global__ void __launch_bounds__(1024) layer_norm_block_on_chip(
+    const float* in, float* out, const float* gamma, const float* beta, unsigned int cols) {
+  const std::size_t row = blockIdx.x;
+  layer_norm_on_chip<BlockRow, kPerThread>(in + row * cols, out + row * cols, gamma, beta, cols);
+}
+
 namespace {
 
 constexpr int kOnePass = 1, kTwoPass = 2, kWelford = 3;
@@ -228,6 +280,73 @@ void by_row_length(const reduce::RowLaunch& run) {
   }
 }
 
+// The values a thread must hold for a row of `cols` over `threads` threads, a power of two
+// (one compiled kernel each); past kMostPerThread the row does not fit.
+constexpr std::size_t kMostPerThread = 32;
+std::size_t needed_per_thread(std::size_t cols, std::size_t threads) {
+  std::size_t held = 1;
+  while (held * threads < cols) held *= 2;
+  return held;
+}
+
+template <int kPerThread>
+void launch_warp_on_chip(const reduce::RowLaunch& run) {
+  const std::size_t rows_per_block = run.block / kWarpSize;
+  const std::size_t grid = (run.rows + rows_per_block - 1) / rows_per_block;
+  layer_norm_warp_on_chip<kPerThread><<<static_cast<unsigned int>(grid), run.block, 0,
+                                        run.stream>>>(
+      run.in, run.out, run.gamma, run.beta, static_cast<unsigned int>(run.rows),
+      static_cast<unsigned int>(run.cols));
+  reduce::check_launch("layer_norm_warp_on_chip", __FILE__, __LINE__);
+}
+
+template <int kPerThread>
+void launch_block_on_chip(const reduce::RowLaunch& run, unsigned int threads) {
+  layer_norm_block_on_chip<kPerThread><<<static_cast<unsigned int>(run.rows), threads, 0,
+                                         run.stream>>>(run.in, run.out, run.gamma, run.beta,
+                                                       static_cast<unsigned int>(run.cols));
+  reduce::check_launch("layer_norm_block_on_chip", __FILE__, __LINE__);
+}
+
+// Version 7: a warp per row in its registers, rows up to 1024 columns; longer: version 5.
+void warp_on_chip(const reduce::RowLaunch& run) {
+  switch (needed_per_thread(run.cols, kWarpSize)) {
+    case 1: return launch_warp_on_chip<1>(run);
+    case 2: return launch_warp_on_chip<2>(run);
+    case 4: return launch_warp_on_chip<4>(run);
+    case 8: return launch_warp_on_chip<8>(run);
+    case 16: return launch_warp_on_chip<16>(run);
+    case 32: return launch_warp_on_chip<32>(run);
+    default: return launch_rows<WarpRow, kWelford>(run);
+  }
+}
+
+// Version 8: a block per row in its threads' registers; the block grows past run.block (to
+// 1024 threads at most) until each thread holds at most 8 values, so rows up to 32768
+// columns fit; longer: version 4.
+void block_on_chip(const reduce::RowLaunch& run) {
+  unsigned int threads = run.block;
+  while (threads < 1024 && needed_per_thread(run.cols, threads) > 8) threads *= 2;
+  switch (needed_per_thread(run.cols, threads)) {
+    case 1: return launch_block_on_chip<1>(run, threads);
+    case 2: return launch_block_on_chip<2>(run, threads);
+    case 4: return launch_block_on_chip<4>(run, threads);
+    case 8: return launch_block_on_chip<8>(run, threads);
+    case 16: return launch_block_on_chip<16>(run, threads);
+    case 32: return launch_block_on_chip<32>(run, threads);
+    default: return launch_rows<BlockRow, kWelford>(run);
+  }
+}
+
+// Version 9: version 7 up to 1024 columns, version 8 up to 32768, else version 4.
+void on_chip_by_row_length(const reduce::RowLaunch& run) {
+  if (run.cols <= kWarpSize * kMostPerThread) {
+    warp_on_chip(run);
+  } else {
+    block_on_chip(run);
+  }
+}
+
 constexpr reduce::StageVersion kVersions[] = {
     {"one pass, E[x^2] - E[x]^2, a block per row", nullptr, launch_rows<BlockRow, kOnePass>},
     {"two passes, a block per row", nullptr, launch_rows<BlockRow, kTwoPass>},
@@ -235,6 +354,10 @@ constexpr reduce::StageVersion kVersions[] = {
     {"Welford, a block per row", nullptr, launch_rows<BlockRow, kWelford>},
     {"Welford, a warp per row", nullptr, launch_rows<WarpRow, kWelford>},
     {"version 3 up to 128 columns, 2 up to 1024, else 4", nullptr, by_row_length},
+    {"the row in registers, a warp per row (up to 1024 columns)", nullptr, warp_on_chip},
+    {"the row in registers, a block per row (up to 32768 columns)", nullptr, block_on_chip},
+    {"version 7 up to 1024 columns, version 8 up to 32768, else version 4", nullptr,
+     on_chip_by_row_length},
 };
 
 }  // namespace
