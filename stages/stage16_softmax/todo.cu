@@ -5,11 +5,15 @@
 // sum are reductions over the threads that share it. Versions 1 and 2 read the row three
 // times (max, sum, write); versions 3 and 4 find max and sum in one pass (online softmax)
 // and read it twice; version 5 picks version 2 or 3 by row length. Versions 6 and 7 keep
-// the row in registers, so they read it once; version 8 picks 6 or 7 by row length.
+// the row in registers, so they read it once; version 9 splits a long row over a cluster
+// of blocks; version 10 picks 6, 7 or 9 by row length.
 //
-// Run it:   scripts/run.sh 16                                   (version 8, the default)
+// Run it:   scripts/run.sh 16                                   (version 10, the default)
 //           build/bin/stage16_todo --version 1 --rows 8 --cols 131072
 // Test it:  scripts/test.sh --todo 16           (every version, short rows and long ones)
+#include <cooperative_groups.h>
+
+#include "common/cuda_check.h"
 #include "common/launch.h"
 #include "common/max_of.h"
 
@@ -241,6 +245,60 @@ __global__ void __launch_bounds__(1024) softmax_block_on_chip(const float* in, f
   softmax_on_chip<BlockRow, kPerThread>(in + row * cols, out + row * cols, cols);
 }
 
+// ---------------------------------------------------------------- version 9
+// A row longer than one block holds, split over a cluster of `parts` blocks (GPUs with
+// clusters, sm_90 on): block p of the cluster holds columns [p * chunk, (p + 1) * chunk) in
+// registers and finds its own pair (max, sum of exp(x - max)); the pairs meet in the
+// blocks' shared memory, which every block of a cluster can read (distributed shared
+// memory), and each block merges all of them, in the same order, with version 3's merge.
+// Then y = exp(x - max) / sum from the values still held: the row is read once.
+template <int kPerThread>
+__global__ void __launch_bounds__(1024) softmax_cluster_on_chip(const float* in, float* out,
+                                                                unsigned int cols,
+                                                                unsigned int chunk) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  namespace cg = cooperative_groups;
+  cg::cluster_group cluster = cg::this_cluster();
+  const unsigned int part = cluster.block_rank();
+  const unsigned int parts = cluster.num_blocks();
+  const std::size_t row = blockIdx.x / parts;
+  const unsigned int begin = part * chunk;
+  const unsigned int count = begin < cols ? min(chunk, cols - begin) : 0u;
+  const float* x = in + row * cols + begin;
+  float* y = out + row * cols + begin;
+  float held[kPerThread];
+  float top = kLowest;
+#pragma unroll
+  for (int i = 0; i < kPerThread; ++i) {
+    const unsigned int c = threadIdx.x + i * blockDim.x;
+    held[i] = c < count ? x[c] : kLowest;
+    top = max_of(top, held[i]);
+  }
+  top = block_all(top, Max{});
+  float total = 0.0f;
+#pragma unroll
+  for (int i = 0; i < kPerThread; ++i) {
+    const unsigned int c = threadIdx.x + i * blockDim.x;
+    // A part that holds only -inf (masked) has nothing to add, not -inf - -inf = NaN.
+    held[i] = (c < count && top != kLowest) ? expf(held[i] - top) : 0.0f;
+    total += held[i];
+  }
+  total = block_all(total, Sum{});
+  __shared__ Running mine;
+  if (threadIdx.x == 0) mine = Running{top, total};
+  cluster.sync();
+  Running whole{kLowest, 0.0f};
+  for (unsigned int p = 0; p < parts; ++p) whole = merge(whole, *cluster.map_shared_rank(&mine, p));
+  cluster.sync();  // no block leaves while another still reads its pair
+  const float scale = rescale(top, whole.top) / whole.total;
+#pragma unroll
+  for (int i = 0; i < kPerThread; ++i) {
+    const unsigned int c = threadIdx.x + i * blockDim.x;
+    if (c < count) y[c] = held[i] * scale;
+  }
+#endif
+}
+
 namespace {
 
 using RowKernel = void (*)(const float*, float*, unsigned int, unsigned int);
@@ -330,12 +388,61 @@ void block_on_chip(const reduce::RowLaunch& run) {
   }
 }
 
-// Version 8: version 6 up to 1024 columns, version 7 up to 32768, else version 3.
+bool has_clusters() {
+  int device = 0;
+  int clusters = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&clusters, cudaDevAttrClusterLaunch, device));
+  return clusters != 0;
+}
+
+template <int kPerThread>
+void launch_cluster_on_chip(const reduce::RowLaunch& run, unsigned int parts,
+                            unsigned int chunk) {
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(static_cast<unsigned int>(run.rows) * parts);
+  config.blockDim = dim3(1024);
+  config.stream = run.stream;
+  cudaLaunchAttribute cluster{};
+  cluster.id = cudaLaunchAttributeClusterDimension;
+  cluster.val.clusterDim.x = parts;
+  cluster.val.clusterDim.y = 1;
+  cluster.val.clusterDim.z = 1;
+  config.attrs = &cluster;
+  config.numAttrs = 1;
+  CUDA_CHECK(cudaLaunchKernelEx(&config, softmax_cluster_on_chip<kPerThread>, run.in, run.out,
+                                static_cast<unsigned int>(run.cols), chunk));
+}
+
+// Version 9: rows up to 8 x 32768 columns over a cluster of up to 8 blocks of 1024 threads,
+// each thread holding up to 32 values; on a GPU without clusters, or for longer rows,
+// version 3.
+constexpr unsigned int kMostParts = 8;  // the cluster size every sm_90 GPU supports
+void cluster_on_chip(const reduce::RowLaunch& run) {
+  unsigned int parts = 2;
+  while (parts < kMostParts && needed_per_thread(run.cols, parts * 1024) > 16) parts *= 2;
+  const auto chunk = static_cast<unsigned int>((run.cols + parts - 1) / parts);
+  // A grid has at most 2^31 - 1 blocks in x.
+  if (!has_clusters() || run.rows * parts > 0x7fffffffu) return block_online(run);
+  switch (per_thread(chunk, 1024)) {
+    case 1: return launch_cluster_on_chip<1>(run, parts, chunk);
+    case 2: return launch_cluster_on_chip<2>(run, parts, chunk);
+    case 4: return launch_cluster_on_chip<4>(run, parts, chunk);
+    case 8: return launch_cluster_on_chip<8>(run, parts, chunk);
+    case 16: return launch_cluster_on_chip<16>(run, parts, chunk);
+    case 32: return launch_cluster_on_chip<32>(run, parts, chunk);
+    default: return block_online(run);
+  }
+}
+
+// Version 10: version 6 up to 1024 columns, version 7 up to 32768, else version 9.
 void on_chip_by_row_length(const reduce::RowLaunch& run) {
   if (run.cols <= kWarpSize * kMostPerThread) {
     warp_on_chip(run);
-  } else {
+  } else if (run.cols <= 1024 * kMostPerThread) {
     block_on_chip(run);
+  } else {
+    cluster_on_chip(run);
   }
 }
 
@@ -361,7 +468,9 @@ constexpr reduce::StageVersion kVersions[] = {
     {"version 2 up to 1024 columns, else version 3", nullptr, by_row_length},
     {"the row in registers, a warp per row (up to 1024 columns)", nullptr, warp_on_chip},
     {"the row in registers, a block per row (up to 32768 columns)", nullptr, block_on_chip},
-    {"version 6 up to 1024 columns, version 7 up to 32768, else version 3", nullptr,
+    {"the row split over a cluster of blocks (sm_90 on; else version 3)", nullptr,
+     cluster_on_chip},
+    {"version 6 up to 1024 columns, version 7 up to 32768, else version 9", nullptr,
      on_chip_by_row_length},
 };
 
