@@ -7,11 +7,14 @@
 // passes (the mean first, then the squared distances from it); versions 4 and 5 use
 // Welford's running (count, mean, M2) and merge those pairs across threads. Versions 7
 // and 8 keep the row in registers and make the two passes there, reading it once; version
-// 9 picks 7 or 8 by row length.
+// 10 splits a long row over a cluster of blocks; version 11 picks 7, 8 or 10 by row length.
 //
-// Run it:   scripts/run.sh 17                                   (version 9, the default)
+// Run it:   scripts/run.sh 17                                   (version 11, the default)
 //           build/bin/stage17_todo --version 1 --offset 10000   (watch version 1 fail)
 // Test it:  scripts/test.sh --todo 17
+#include <cooperative_groups.h>
+
+#include "common/cuda_check.h"
 #include "common/launch.h"
 
 using reduce::kLayerNormEpsilon;
@@ -227,6 +230,58 @@ __global__ void __launch_bounds__(1024) layer_norm_block_on_chip(
   layer_norm_on_chip<BlockRow, kPerThread>(in + row * cols, out + row * cols, gamma, beta, cols);
 }
 
+// ---------------------------------------------------------------- version 10
+// A row longer than one block holds, split over a cluster of `parts` blocks (sm_90 on):
+// block p holds columns [p * chunk, (p + 1) * chunk) in registers and finds its part's
+// (count, mean, M2) with two passes over them; the parts meet in the blocks' shared memory
+// (distributed shared memory) and every block merges all of them, in the same order, with
+// Chan's merge (versions 4 and 5). The row is read once.
+template <int kPerThread>
+__global__ void __launch_bounds__(1024) layer_norm_cluster_on_chip(
+    const float* in, float* out, const float* gamma, const float* beta, unsigned int cols,
+    unsigned int chunk) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  namespace cg = cooperative_groups;
+  cg::cluster_group cluster = cg::this_cluster();
+  const unsigned int part = cluster.block_rank();
+  const unsigned int parts = cluster.num_blocks();
+  const std::size_t row = blockIdx.x / parts;
+  const unsigned int begin = part * chunk;
+  const unsigned int count = begin < cols ? min(chunk, cols - begin) : 0u;
+  const float* x = in + row * cols + begin;
+  float* y = out + row * cols + begin;
+  float held[kPerThread];
+  float total = 0.0f;
+#pragma unroll
+  for (int i = 0; i < kPerThread; ++i) {
+    const unsigned int c = threadIdx.x + i * blockDim.x;
+    held[i] = c < count ? x[c] : 0.0f;
+    total += held[i];
+  }
+  const float part_mean = count > 0 ? block_all(total, Sum{}, 0.0f) / count : 0.0f;
+  float squares = 0.0f;
+#pragma unroll
+  for (int i = 0; i < kPerThread; ++i) {
+    const unsigned int c = threadIdx.x + i * blockDim.x;
+    const float distance = c < count ? held[i] - part_mean : 0.0f;
+    squares += distance * distance;
+  }
+  squares = block_all(squares, Sum{}, 0.0f);
+  __shared__ Stats mine;
+  if (threadIdx.x == 0) mine = Stats{static_cast<float>(count), part_mean, squares};
+  cluster.sync();
+  Stats whole{0.0f, 0.0f, 0.0f};
+  for (unsigned int p = 0; p < parts; ++p) whole = Merge{}(whole, *cluster.map_shared_rank(&mine, p));
+  cluster.sync();  // no block leaves while another still reads its part
+  const float rstd = rsqrtf(whole.m2 / cols + kLayerNormEpsilon);
+#pragma unroll
+  for (int i = 0; i < kPerThread; ++i) {
+    const unsigned int c = threadIdx.x + i * blockDim.x;
+    if (c < count) y[c] = (held[i] - whole.mean) * rstd * gamma[begin + c] + beta[begin + c];
+  }
+#endif
+}
+
 namespace {
 
 constexpr int kOnePass = 1, kTwoPass = 2, kWelford = 3;
@@ -315,12 +370,61 @@ void block_on_chip(const reduce::RowLaunch& run) {
   }
 }
 
-// Version 9: version 7 up to 1024 columns, version 8 up to 32768, else version 4.
+bool has_clusters() {
+  int device = 0;
+  int clusters = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&clusters, cudaDevAttrClusterLaunch, device));
+  return clusters != 0;
+}
+
+template <int kPerThread>
+void launch_cluster_on_chip(const reduce::RowLaunch& run, unsigned int parts,
+                            unsigned int chunk) {
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(static_cast<unsigned int>(run.rows) * parts);
+  config.blockDim = dim3(1024);
+  config.stream = run.stream;
+  cudaLaunchAttribute cluster{};
+  cluster.id = cudaLaunchAttributeClusterDimension;
+  cluster.val.clusterDim.x = parts;
+  cluster.val.clusterDim.y = 1;
+  cluster.val.clusterDim.z = 1;
+  config.attrs = &cluster;
+  config.numAttrs = 1;
+  CUDA_CHECK(cudaLaunchKernelEx(&config, layer_norm_cluster_on_chip<kPerThread>, run.in, run.out,
+                                run.gamma, run.beta, static_cast<unsigned int>(run.cols), chunk));
+}
+
+// Version 10: rows up to 8 x 32768 columns over a cluster of up to 8 blocks of 1024 threads;
+// on a GPU without clusters, or for longer rows, version 4.
+constexpr std::size_t kMostParts = 8;  // the cluster size every sm_90 GPU supports
+void cluster_on_chip(const reduce::RowLaunch& run) {
+  std::size_t parts = 2;
+  while (parts < kMostParts && needed_per_thread(run.cols, parts * 1024) > 16) parts *= 2;
+  const auto chunk = static_cast<unsigned int>((run.cols + parts - 1) / parts);
+  // A grid has at most 2^31 - 1 blocks in x.
+  if (!has_clusters() || run.rows * parts > 0x7fffffffu) return launch_rows<BlockRow, kWelford>(run);
+  const auto p = static_cast<unsigned int>(parts);
+  switch (needed_per_thread(chunk, 1024)) {
+    case 1: return launch_cluster_on_chip<1>(run, p, chunk);
+    case 2: return launch_cluster_on_chip<2>(run, p, chunk);
+    case 4: return launch_cluster_on_chip<4>(run, p, chunk);
+    case 8: return launch_cluster_on_chip<8>(run, p, chunk);
+    case 16: return launch_cluster_on_chip<16>(run, p, chunk);
+    case 32: return launch_cluster_on_chip<32>(run, p, chunk);
+    default: return launch_rows<BlockRow, kWelford>(run);
+  }
+}
+
+// Version 11: version 7 up to 1024 columns, version 8 up to 32768, else version 10.
 void on_chip_by_row_length(const reduce::RowLaunch& run) {
   if (run.cols <= kWarpSize * kMostPerThread) {
     warp_on_chip(run);
-  } else {
+  } else if (run.cols <= 1024 * kMostPerThread) {
     block_on_chip(run);
+  } else {
+    cluster_on_chip(run);
   }
 }
 
@@ -333,7 +437,9 @@ constexpr reduce::StageVersion kVersions[] = {
     {"version 3 up to 128 columns, 2 up to 1024, else 4", nullptr, by_row_length},
     {"the row in registers, a warp per row (up to 1024 columns)", nullptr, warp_on_chip},
     {"the row in registers, a block per row (up to 32768 columns)", nullptr, block_on_chip},
-    {"version 7 up to 1024 columns, version 8 up to 32768, else version 4", nullptr,
+    {"the row split over a cluster of blocks (sm_90 on; else version 4)", nullptr,
+     cluster_on_chip},
+    {"version 7 up to 1024 columns, version 8 up to 32768, else version 10", nullptr,
      on_chip_by_row_length},
 };
 
