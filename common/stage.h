@@ -60,7 +60,16 @@ struct RowLaunch {
   cudaStream_t stream;
   const float* gamma = nullptr;  // layer norm's scale and shift, cols floats each;
   const float* beta = nullptr;   // nullptr for the other row stages
+  // Scratch for a row split over several blocks that hand each other partial results
+  // through memory: row_work_floats(rows, cols) floats, NaN before every run.
+  float* work = nullptr;
 };
+
+// Room for 4 floats per 256 whole columns of every row (a part of a split row covers at
+// least 256 columns and leaves at most 4 floats): n / 64 floats at most.
+constexpr std::size_t row_work_floats(std::size_t rows, std::size_t cols) {
+  return rows * (cols / 256) * 4;
+}
 
 // Enqueues the stage's kernels, no syncing; every out value must be written.
 using RowLaunchFunction = void (*)(const RowLaunch& run);

@@ -5,17 +5,21 @@
 // sum are reductions over the threads that share it. Versions 1 and 2 read the row three
 // times (max, sum, write); versions 3 and 4 find max and sum in one pass (online softmax)
 // and read it twice; version 5 picks version 2 or 3 by row length. Versions 6 and 7 keep
-// the row in registers, so they read it once; version 9 splits a long row over a cluster
-// of blocks; version 10 picks 6, 7 or 9 by row length.
+// the row in registers, so they read it once; versions 8 and 9 split a long row over
+// several blocks (9: a cluster that keeps it on chip); version 10 picks 6, 7 or 9 by length.
 //
 // Run it:   scripts/run.sh 16                                   (version 10, the default)
 //           build/bin/stage16_todo --version 1 --rows 8 --cols 131072
 // Test it:  scripts/test.sh --todo 16           (every version, short rows and long ones)
+#include <algorithm>
+
 #include <cooperative_groups.h>
 
 #include "common/cuda_check.h"
 #include "common/launch.h"
 #include "common/max_of.h"
+#include "common/rows/held_row.h"
+#include "common/rows/split_row.h"
 
 using reduce::kLowest;
 using reduce::max_of;
@@ -223,110 +227,140 @@ __global__ void softmax_warp_online(const float* in, float* out, unsigned int ro
 }
 
 // ---------------------------------------------------------------- versions 6 and 7
-// The row kept on chip: read once into registers, its max and sum found there, written
-// once. Versions 1 to 5 read the row two or three times, and at rows of 1024 columns and
-// more the later reads come from DRAM again. Each thread holds kPerThread values, columns
-// t, t + threads, t + 2 * threads, ... (a warp's loads stay consecutive); a column past
-// the row holds kLowest for the max and 0 for the sum. Row is WarpRow (kPerThread * 32
-// columns at most) or BlockRow (kPerThread * blockDim.x).
-template <typename Row, int kPerThread>
+// The row kept on chip: read once into registers (reduce::HeldRow, common/rows/held_row.h),
+// its max and sum found there, written once. Versions 1 to 5 read the row two or three
+// times, and once a row no longer fits in the cache the later reads come from DRAM again.
+// A value past the row holds kLowest for the max and 0 for the sum.
+template <typename Row, int kVec, int kHeld>
 __device__ void softmax_on_chip(const float* x, float* y, unsigned int cols) {
-  const unsigned int first = Row::thread();
-  const unsigned int step = Row::threads();
-  float held[kPerThread];
+  reduce::HeldRow<kVec, kHeld> row(Row::thread(), Row::threads(), cols);
+  row.load(x, kLowest);
   float top = kLowest;
 #pragma unroll
-  for (int i = 0; i < kPerThread; ++i) {
-    const unsigned int c = first + i * step;
-    held[i] = c < cols ? x[c] : kLowest;
-    top = max_of(top, held[i]);
-  }
+  for (int j = 0; j < kHeld; ++j) top = max_of(top, row.v[j]);
   top = Row::all(top, Max{});
   float total = 0.0f;
 #pragma unroll
-  for (int i = 0; i < kPerThread; ++i) {
-    const unsigned int c = first + i * step;
-    held[i] = c < cols ? expf(held[i] - top) : 0.0f;
-    total += held[i];
+  for (int j = 0; j < kHeld; ++j) {
+    row.v[j] = row.has(j) ? expf(row.v[j] - top) : 0.0f;
+    total += row.v[j];
   }
-  total = Row::all(total, Sum{});
+  const float scale = 1.0f / Row::all(total, Sum{});
 #pragma unroll
-  for (int i = 0; i < kPerThread; ++i) {
-    const unsigned int c = first + i * step;
-    if (c < cols) y[c] = held[i] / total;
-  }
+  for (int j = 0; j < kHeld; ++j) row.v[j] *= scale;
+  row.store(y);
 }
 
-template <int kPerThread>
-__global__ void softmax_warp_on_chip(const float* in, float* out, unsigned int rows,
-                                     unsigned int cols) {
+// At most 512 threads a block, so that 32 values a lane and the rest stay in registers.
+template <int kVec, int kHeld>
+__global__ void __launch_bounds__(512) softmax_warp_on_chip(const float* in, float* out,
+                                                            unsigned int rows,
+                                                            unsigned int cols) {
   const std::size_t row = (std::size_t{blockIdx.x} * blockDim.x + threadIdx.x) / kWarpSize;
   if (row >= rows) return;
-  softmax_on_chip<WarpRow, kPerThread>(in + row * cols, out + row * cols, cols);
+  softmax_on_chip<WarpRow, kVec, kHeld>(in + row * cols, out + row * cols, cols);
 }
 
 // At most 64 registers a thread, so that 1024 threads fit on one multiprocessor.
-template <int kPerThread>
+template <int kVec, int kHeld>
 __global__ void __launch_bounds__(1024) softmax_block_on_chip(const float* in, float* out,
                                                               unsigned int cols) {
   const std::size_t row = blockIdx.x;
-  softmax_on_chip<BlockRow, kPerThread>(in + row * cols, out + row * cols, cols);
+  softmax_on_chip<BlockRow, kVec, kHeld>(in + row * cols, out + row * cols, cols);
 }
 
-// ---------------------------------------------------------------- version 9
-// A row longer than one block holds, split over a cluster of `parts` blocks (GPUs with
-// clusters, sm_90 on): block p of the cluster holds columns [p * chunk, (p + 1) * chunk) in
-// registers and finds its own pair (max, sum of exp(x - max)); the pairs meet in the
-// blocks' shared memory, which every block of a cluster can read (distributed shared
-// memory), and each block merges all of them, in the same order, with version 3's merge.
-// Then y = exp(x - max) / sum from the values still held: the row is read once.
-template <int kPerThread>
-__global__ void __launch_bounds__(1024) softmax_cluster_on_chip(const float* in, float* out,
-                                                                unsigned int cols,
-                                                                unsigned int chunk) {
+// ---------------------------------------------------------------- versions 8 and 9
+// A row longer than one block holds, split over `parts` blocks: block p takes the columns
+// [p * chunk, (p + 1) * chunk) and finds their pair (max, sum of exp(x - max)); the row's
+// pair is the merge of the parts' pairs (version 3's merge), and each block writes its
+// columns with it.
+
+// The columns of this block's part of row blockIdx.x / parts (none past the row's end).
+struct Part {
+  std::size_t row;
+  unsigned int begin;
+  unsigned int count;
+};
+
+__device__ Part part_of(unsigned int part, unsigned int parts, unsigned int cols,
+                        unsigned int chunk) {
+  const unsigned int begin = part * chunk;
+  return {blockIdx.x / parts, begin, begin < cols ? min(chunk, cols - begin) : 0u};
+}
+
+// Version 8, any GPU: the parts' pairs meet in global memory (work, two floats a part)
+// between two kernels, and the second reads the columns again.
+__global__ void softmax_part_pairs(const float* in, float* work, unsigned int cols,
+                                   unsigned int chunk, unsigned int parts) {
+  const Part p = part_of(blockIdx.x % parts, parts, cols, chunk);
+  const float* x = in + p.row * cols + p.begin;
+  Running mine{kLowest, 0.0f};
+  for (unsigned int c = threadIdx.x; c < p.count; c += blockDim.x) {
+    mine = merge(mine, Running{x[c], 1.0f});
+  }
+  mine = block_merge(mine);
+  if (threadIdx.x == 0) {
+    work[2 * std::size_t{blockIdx.x}] = mine.top;
+    work[2 * std::size_t{blockIdx.x} + 1] = mine.total;
+  }
+}
+
+__global__ void softmax_parts_write(const float* in, float* out, const float* work,
+                                    unsigned int cols, unsigned int chunk, unsigned int parts) {
+  const Part p = part_of(blockIdx.x % parts, parts, cols, chunk);
+  const float* pairs = work + 2 * p.row * parts;
+  Running whole{kLowest, 0.0f};
+  for (unsigned int q = threadIdx.x; q < parts; q += blockDim.x) {
+    whole = merge(whole, Running{pairs[2 * q], pairs[2 * q + 1]});
+  }
+  whole = block_merge(whole);
+  const float* x = in + p.row * cols + p.begin;
+  float* y = out + p.row * cols + p.begin;
+  for (unsigned int c = threadIdx.x; c < p.count; c += blockDim.x) {
+    y[c] = expf(x[c] - whole.top) / whole.total;
+  }
+}
+
+// Version 9, GPUs with thread-block clusters (sm_90 on): the parts are one cluster's
+// blocks, each holding its columns in registers. The pairs meet in the blocks' shared
+// memory, which every block of a cluster can read (distributed shared memory); each block
+// merges all of them in the same order and writes from the values it still holds, so the
+// row is read once.
+template <int kVec, int kHeld>
+__global__ void __launch_bounds__(512) softmax_cluster_on_chip(const float* in, float* out,
+                                                               unsigned int cols,
+                                                               unsigned int chunk) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   namespace cg = cooperative_groups;
   cg::cluster_group cluster = cg::this_cluster();
-  const unsigned int part = cluster.block_rank();
   const unsigned int parts = cluster.num_blocks();
-  const std::size_t row = blockIdx.x / parts;
-  const unsigned int begin = part * chunk;
-  const unsigned int count = begin < cols ? min(chunk, cols - begin) : 0u;
-  const float* x = in + row * cols + begin;
-  float* y = out + row * cols + begin;
-  float held[kPerThread];
+  const Part p = part_of(cluster.block_rank(), parts, cols, chunk);
+  reduce::HeldRow<kVec, kHeld> held(threadIdx.x, blockDim.x, p.count);
+  held.load(in + p.row * cols + p.begin, kLowest);
   float top = kLowest;
 #pragma unroll
-  for (int i = 0; i < kPerThread; ++i) {
-    const unsigned int c = threadIdx.x + i * blockDim.x;
-    held[i] = c < count ? x[c] : kLowest;
-    top = max_of(top, held[i]);
-  }
+  for (int j = 0; j < kHeld; ++j) top = max_of(top, held.v[j]);
   top = block_all(top, Max{});
   float total = 0.0f;
 #pragma unroll
-  for (int i = 0; i < kPerThread; ++i) {
-    const unsigned int c = threadIdx.x + i * blockDim.x;
+  for (int j = 0; j < kHeld; ++j) {
     // A part that holds only -inf (masked) has nothing to add, not -inf - -inf = NaN.
-    held[i] = (c < count && top != kLowest) ? expf(held[i] - top) : 0.0f;
-    total += held[i];
+    held.v[j] = (held.has(j) && top != kLowest) ? expf(held.v[j] - top) : 0.0f;
+    total += held.v[j];
   }
   total = block_all(total, Sum{});
   __shared__ Running mine;
   if (threadIdx.x == 0) mine = Running{top, total};
-  cluster.sync();
+  cluster.sync();  // every part's pair is written before any block reads it
   Running whole{kLowest, 0.0f};
-  for (unsigned int p = 0; p < parts; ++p) whole = merge(whole, *cluster.map_shared_rank(&mine, p));
+  for (unsigned int q = 0; q < parts; ++q) whole = merge(whole, *cluster.map_shared_rank(&mine, q));
   cluster.sync();  // no block leaves while another still reads its pair
   const float scale = rescale(top, whole.top) / whole.total;
 #pragma unroll
-  for (int i = 0; i < kPerThread; ++i) {
-    const unsigned int c = threadIdx.x + i * blockDim.x;
-    if (c < count) y[c] = held[i] * scale;
-  }
+  for (int j = 0; j < kHeld; ++j) held.v[j] *= scale;
+  held.store(out + p.row * cols + p.begin);
 #endif
 }
-
 namespace {
 
 using RowKernel = void (*)(const float*, float*, unsigned int, unsigned int);
@@ -359,121 +393,85 @@ void warp_online(const reduce::RowLaunch& run) {
   launch_warp_rows(softmax_warp_online, "softmax_warp_online", run);
 }
 
-// The values a thread must hold for a row of `cols` over `threads` threads, rounded up to
-// a power of two (one compiled kernel each), or 0 past kMostPerThread.
-constexpr int kMostPerThread = 32;
-std::size_t needed_per_thread(std::size_t cols, std::size_t threads) {
-  std::size_t held = 1;
-  while (held * threads < cols) held *= 2;
-  return held;
-}
-int per_thread(std::size_t cols, std::size_t threads) {
-  const std::size_t held = needed_per_thread(cols, threads);
-  return held <= kMostPerThread ? static_cast<int>(held) : 0;
-}
-
-template <int kPerThread>
-void launch_warp_on_chip(const reduce::RowLaunch& run) {
-  launch_warp_rows(softmax_warp_on_chip<kPerThread>, "softmax_warp_on_chip", run);
-}
-
-template <int kPerThread>
-void launch_block_on_chip(const reduce::RowLaunch& run, unsigned int threads) {
-  softmax_block_on_chip<kPerThread><<<static_cast<unsigned int>(run.rows), threads, 0,
-                                      run.stream>>>(run.in, run.out,
-                                                    static_cast<unsigned int>(run.cols));
-  reduce::check_launch("softmax_block_on_chip", __FILE__, __LINE__);
-}
-
-// Version 6: a warp per row, the row in its registers: rows up to 32 * 32 = 1024 columns.
-// A longer row does not fit; it goes to version 4.
+// Version 6: a warp per row, the row in its registers: rows up to 32 x 32 = 1024 columns,
+// in blocks of at most 512 threads. A longer row goes to version 4.
 void warp_on_chip(const reduce::RowLaunch& run) {
-  switch (per_thread(run.cols, kWarpSize)) {
-    case 1: return launch_warp_on_chip<1>(run);
-    case 2: return launch_warp_on_chip<2>(run);
-    case 4: return launch_warp_on_chip<4>(run);
-    case 8: return launch_warp_on_chip<8>(run);
-    case 16: return launch_warp_on_chip<16>(run);
-    case 32: return launch_warp_on_chip<32>(run);
-    default: return warp_online(run);
-  }
+  const bool vec = reduce::rows_take_vectors(run.in, run.out, run.cols);
+  const unsigned int threads = std::min(run.block, 512u);
+  const std::size_t grid = (run.rows + threads / kWarpSize - 1) / (threads / kWarpSize);
+  const std::size_t held = reduce::needed_per_thread(run.cols, kWarpSize, vec ? 4 : 1);
+  const bool launched = reduce::launch_held(vec, held, [&]<int kVec, int kHeld>() {
+    softmax_warp_on_chip<kVec, kHeld><<<static_cast<unsigned int>(grid), threads, 0,
+                                        run.stream>>>(run.in, run.out,
+                                                      static_cast<unsigned int>(run.rows),
+                                                      static_cast<unsigned int>(run.cols));
+    reduce::check_launch("softmax_warp_on_chip", __FILE__, __LINE__);
+  });
+  if (!launched) warp_online(run);
 }
 
 // Version 7: a block per row, the row in its threads' registers. The block grows past
-// run.block (up to 1024 threads) until each thread holds at most 32 values, so rows up to
-// 32768 columns fit; a longer row goes to version 3.
+// run.block (up to 1024 threads) until each thread holds at most 8 values, so rows up to
+// 1024 x 32 = 32768 columns fit; a longer row goes to version 3.
 void block_on_chip(const reduce::RowLaunch& run) {
+  const bool vec = reduce::rows_take_vectors(run.in, run.out, run.cols);
+  const int least = vec ? 4 : 1;
   unsigned int threads = run.block;
-  while (threads < 1024 && needed_per_thread(run.cols, threads) > 8) threads *= 2;
-  switch (per_thread(run.cols, threads)) {
-    case 1: return launch_block_on_chip<1>(run, threads);
-    case 2: return launch_block_on_chip<2>(run, threads);
-    case 4: return launch_block_on_chip<4>(run, threads);
-    case 8: return launch_block_on_chip<8>(run, threads);
-    case 16: return launch_block_on_chip<16>(run, threads);
-    case 32: return launch_block_on_chip<32>(run, threads);
-    default: return block_online(run);
-  }
+  while (threads < 1024 && reduce::needed_per_thread(run.cols, threads, least) > 8) threads *= 2;
+  const std::size_t held = reduce::needed_per_thread(run.cols, threads, least);
+  const bool launched = reduce::launch_held(vec, held, [&]<int kVec, int kHeld>() {
+    softmax_block_on_chip<kVec, kHeld><<<static_cast<unsigned int>(run.rows), threads, 0,
+                                         run.stream>>>(run.in, run.out,
+                                                       static_cast<unsigned int>(run.cols));
+    reduce::check_launch("softmax_block_on_chip", __FILE__, __LINE__);
+  });
+  if (!launched) block_online(run);
 }
 
-bool has_clusters() {
-  int device = 0;
-  int clusters = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&clusters, cudaDevAttrClusterLaunch, device));
-  return clusters != 0;
-}
-
-template <int kPerThread>
-void launch_cluster_on_chip(const reduce::RowLaunch& run, unsigned int parts,
-                            unsigned int chunk) {
-  cudaLaunchConfig_t config{};
-  config.gridDim = dim3(static_cast<unsigned int>(run.rows) * parts);
-  config.blockDim = dim3(1024);
-  config.stream = run.stream;
-  cudaLaunchAttribute cluster{};
-  cluster.id = cudaLaunchAttributeClusterDimension;
-  cluster.val.clusterDim.x = parts;
-  cluster.val.clusterDim.y = 1;
-  cluster.val.clusterDim.z = 1;
-  config.attrs = &cluster;
-  config.numAttrs = 1;
-  CUDA_CHECK(cudaLaunchKernelEx(&config, softmax_cluster_on_chip<kPerThread>, run.in, run.out,
-                                static_cast<unsigned int>(run.cols), chunk));
-}
-
-// Version 9: rows up to 8 x 32768 columns over a cluster of up to 8 blocks of 1024 threads,
-// each thread holding up to 32 values; on a GPU without clusters, or for longer rows,
-// version 3.
-constexpr unsigned int kMostParts = 8;  // the cluster size every sm_90 GPU supports
-void cluster_on_chip(const reduce::RowLaunch& run) {
-  unsigned int parts = 2;
-  while (parts < kMostParts && needed_per_thread(run.cols, parts * 1024) > 16) parts *= 2;
+// Version 8: parts of reduce::kSplitChunk columns or more, two kernels; a shorter row is
+// one part, version 3.
+void split_through_memory(const reduce::RowLaunch& run) {
+  const std::size_t parts = reduce::split_parts(run.cols);
+  if (parts == 1) return block_online(run);  // one part: a block per row, nothing to hand over
   const auto chunk = static_cast<unsigned int>((run.cols + parts - 1) / parts);
-  // A grid has at most 2^31 - 1 blocks in x.
-  if (!has_clusters() || run.rows * parts > 0x7fffffffu) return block_online(run);
-  switch (per_thread(chunk, 1024)) {
-    case 1: return launch_cluster_on_chip<1>(run, parts, chunk);
-    case 2: return launch_cluster_on_chip<2>(run, parts, chunk);
-    case 4: return launch_cluster_on_chip<4>(run, parts, chunk);
-    case 8: return launch_cluster_on_chip<8>(run, parts, chunk);
-    case 16: return launch_cluster_on_chip<16>(run, parts, chunk);
-    case 32: return launch_cluster_on_chip<32>(run, parts, chunk);
-    default: return block_online(run);
-  }
+  const auto grid = static_cast<unsigned int>(run.rows * parts);
+  const auto cols = static_cast<unsigned int>(run.cols);
+  const auto p = static_cast<unsigned int>(parts);
+  softmax_part_pairs<<<grid, run.block, 0, run.stream>>>(run.in, run.work, cols, chunk, p);
+  reduce::check_launch("softmax_part_pairs", __FILE__, __LINE__);
+  softmax_parts_write<<<grid, run.block, 0, run.stream>>>(run.in, run.out, run.work, cols, chunk,
+                                                          p);
+  reduce::check_launch("softmax_parts_write", __FILE__, __LINE__);
 }
 
-// Version 10: version 6 up to 1024 columns, version 7 up to 32768, else version 9.
+// Version 9 with blocks of `threads` (128 to 512); version 8 where clusters cannot take
+// the row (reduce::clusters_take).
+void cluster_on_chip_with(const reduce::RowLaunch& run, unsigned int threads) {
+  const bool vec = reduce::rows_take_vectors(run.in, run.out, run.cols);
+  const reduce::ClusterShape shape = reduce::cluster_shape(run.cols, threads, vec);
+  if (!reduce::clusters_take(shape, run.rows)) return split_through_memory(run);
+  reduce::launch_held(vec, shape.held, [&]<int kVec, int kHeld>() {
+    reduce::launch_clusters(softmax_cluster_on_chip<kVec, kHeld>, run.rows, shape, run.stream,
+                            run.in, run.out, static_cast<unsigned int>(run.cols), shape.chunk);
+  });
+}
+
+// Version 9: blocks of run.block threads, at least 128 and at most 512.
+void cluster_on_chip(const reduce::RowLaunch& run) {
+  cluster_on_chip_with(run, std::clamp(run.block, 128u, 512u));
+}
+
+// Version 10: version 6 up to 1024 columns, version 7 up to 32768, else version 9 with
+// blocks of 512 threads.
 void on_chip_by_row_length(const reduce::RowLaunch& run) {
-  if (run.cols <= kWarpSize * kMostPerThread) {
+  if (run.cols <= kWarpSize * reduce::kMostHeld) {
     warp_on_chip(run);
-  } else if (run.cols <= 1024 * kMostPerThread) {
+  } else if (run.cols <= 1024 * reduce::kMostHeld) {
     block_on_chip(run);
   } else {
-    cluster_on_chip(run);
+    cluster_on_chip_with(run, 512);
   }
 }
-
 // What the lesson measured on the H100: up to 1024 columns a warp per row with three
 // passes is fastest (its second and third reads of a 4 KB row come from the cache, so one
 // pass less saves little, and a warp per row wastes no threads on a short row); at 32768
@@ -496,7 +494,9 @@ constexpr reduce::StageVersion kVersions[] = {
     {"version 2 up to 1024 columns, else version 3", nullptr, by_row_length},
     {"the row in registers, a warp per row (up to 1024 columns)", nullptr, warp_on_chip},
     {"the row in registers, a block per row (up to 32768 columns)", nullptr, block_on_chip},
-    {"the row split over a cluster of blocks (sm_90 on; else version 3)", nullptr,
+    {"the row split over blocks, their pairs merged through memory (reads it twice)", nullptr,
+     split_through_memory},
+    {"the row split over a cluster of blocks, held on chip (sm_90 on; else version 8)", nullptr,
      cluster_on_chip},
     {"version 6 up to 1024 columns, version 7 up to 32768, else version 9", nullptr,
      on_chip_by_row_length},

@@ -17,7 +17,8 @@ RowRunner::RowRunner(const StagePlan& plan, std::size_t rows, std::size_t cols,
       input_(rows * cols + input_offset),
       output_(rows * cols),
       gamma_(plan.op == Operation::kLayerNorm ? cols : 0),
-      beta_(plan.op == Operation::kLayerNorm ? cols : 0) {
+      beta_(plan.op == Operation::kLayerNorm ? cols : 0),
+      work_(row_work_floats(rows, cols)) {
   if (plan.version(0).row_launch == nullptr) {
     throw std::logic_error("stage " + std::to_string(plan.number) + " has no row launch");
   }
@@ -27,7 +28,7 @@ RowRunner::RowRunner(const StagePlan& plan, std::size_t rows, std::size_t cols,
 }
 
 std::size_t RowRunner::bytes_needed(std::size_t n) {
-  return 4 * n * sizeof(float) + L2Flusher::bytes();
+  return (4 * n + n / 64) * sizeof(float) + L2Flusher::bytes();
 }
 
 void RowRunner::upload(const std::vector<float>& host) {
@@ -60,11 +61,12 @@ void RowRunner::prepare() {
   poison_shared_memory();
   // All bits set is a NaN pattern in IEEE 754 single precision.
   CUDA_CHECK(cudaMemsetAsync(output_.get(), 0xFF, output_.bytes(), 0));
+  if (work_.count() > 0) CUDA_CHECK(cudaMemsetAsync(work_.get(), 0xFF, work_.bytes(), 0));
 }
 
 void RowRunner::launch(unsigned block) {
   plan_.version(0).row_launch({input(), output_.get(), rows_, cols_, block, sm_count_, 0, gamma_.get(),
-                    beta_.get()});
+                    beta_.get(), work_.get()});
 }
 
 std::vector<float> RowRunner::run(unsigned block) {

@@ -28,7 +28,7 @@ class RowRunner {
             std::size_t input_offset = 0);
 
   // Device memory a rows x cols matrix needs (n = rows * cols), for checking it fits
-  // (gamma and beta, at most 2 n floats, included).
+  // (gamma and beta, at most 2 n floats, and the split rows' scratch, n / 64, included).
   static std::size_t bytes_needed(std::size_t n);
 
   void upload(const std::vector<float>& host);  // exactly rows * cols floats
@@ -55,6 +55,7 @@ class RowRunner {
   DeviceBuffer<float> output_;
   DeviceBuffer<float> gamma_;  // empty unless the stage is layer norm
   DeviceBuffer<float> beta_;
+  DeviceBuffer<float> work_;   // row_work_floats(rows, cols): scratch for a split row
   int sm_count_ = 0;
   std::optional<L2Flusher> l2_;  // made by the first time()
 };

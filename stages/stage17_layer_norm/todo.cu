@@ -6,16 +6,21 @@
 // 10^4 + noise the two terms agree in every digit a float holds. Versions 2 and 3 make two
 // passes (the mean first, then the squared distances from it); versions 4 and 5 use
 // Welford's running (count, mean, M2) and merge those pairs across threads. Versions 7
-// and 8 keep the row in registers and make the two passes there, reading it once; version
-// 10 splits a long row over a cluster of blocks; version 11 picks 7, 8 or 10 by row length.
+// and 8 keep the row in registers and make the two passes there, reading it once; versions
+// 9 and 10 split a long row over several blocks (10: a cluster that keeps it on chip);
+// version 11 picks 7, 8 or 10 by row length.
 //
 // Run it:   scripts/run.sh 17                                   (version 11, the default)
 //           build/bin/stage17_todo --version 1 --offset 10000   (watch version 1 fail)
 // Test it:  scripts/test.sh --todo 17
+#include <algorithm>
+
 #include <cooperative_groups.h>
 
 #include "common/cuda_check.h"
 #include "common/launch.h"
+#include "common/rows/held_row.h"
+#include "common/rows/split_row.h"
 
 using reduce::kLayerNormEpsilon;
 
@@ -181,107 +186,156 @@ __global__ void layer_norm_rows(const float* in, float* out, const float* gamma,
 }
 
 // ---------------------------------------------------------------- versions 7 and 8
-// The row kept on chip: read once into registers, its mean and the squared distances from
-// it found there (the two passes of versions 2 and 3, over registers instead of memory),
-// written once. Each thread holds kPerThread values, columns t, t + threads, ...; a column
-// past the row holds 0 and adds nothing.
-template <typename Row, int kPerThread>
+// The row kept on chip: read once into registers (reduce::HeldRow, common/rows/held_row.h),
+// its mean and the squared distances from it found there (the two passes of versions 2 and
+// 3, over registers instead of memory), written once. A value past the row holds 0 and
+// adds nothing.
+template <typename Row, int kVec, int kHeld>
 __device__ void layer_norm_on_chip(const float* x, float* y, const float* gamma,
                                    const float* beta, unsigned int cols) {
-  const unsigned int first = Row::thread();
-  const unsigned int step = Row::threads();
-  float held[kPerThread];
+  reduce::HeldRow<kVec, kHeld> row(Row::thread(), Row::threads(), cols);
+  row.load(x, 0.0f);
   float total = 0.0f;
 #pragma unroll
-  for (int i = 0; i < kPerThread; ++i) {
-    const unsigned int c = first + i * step;
-    held[i] = c < cols ? x[c] : 0.0f;
-    total += held[i];
-  }
+  for (int j = 0; j < kHeld; ++j) total += row.v[j];
   const float mean = Row::all(total, Sum{}, 0.0f) / cols;
   float squares = 0.0f;
 #pragma unroll
-  for (int i = 0; i < kPerThread; ++i) {
-    const unsigned int c = first + i * step;
-    const float distance = c < cols ? held[i] - mean : 0.0f;
+  for (int j = 0; j < kHeld; ++j) {
+    const float distance = row.has(j) ? row.v[j] - mean : 0.0f;
     squares += distance * distance;
   }
   const float rstd = rsqrtf(Row::all(squares, Sum{}, 0.0f) / cols + kLayerNormEpsilon);
 #pragma unroll
-  for (int i = 0; i < kPerThread; ++i) {
-    const unsigned int c = first + i * step;
-    if (c < cols) y[c] = (held[i] - mean) * rstd * gamma[c] + beta[c];
+  for (int j = 0; j < kHeld; ++j) {
+    if (!row.has(j)) continue;
+    const unsigned int c = row.column(j);
+    row.v[j] = (row.v[j] - mean) * rstd * gamma[c] + beta[c];
   }
+  row.store(y);
 }
 
-template <int kPerThread>
-__global__ void layer_norm_warp_on_chip(const float* in, float* out, const float* gamma,
-                                        const float* beta, unsigned int rows, unsigned int cols) {
+// At most 512 threads a block, so that 32 values a lane and the rest stay in registers.
+template <int kVec, int kHeld>
+__global__ void __launch_bounds__(512) layer_norm_warp_on_chip(
+    const float* in, float* out, const float* gamma, const float* beta, unsigned int rows,
+    unsigned int cols) {
   const std::size_t row = row_index<WarpRow>(rows);
   if (row >= rows) return;
-  layer_norm_on_chip<WarpRow, kPerThread>(in + row * cols, out + row * cols, gamma, beta, cols);
+  layer_norm_on_chip<WarpRow, kVec, kHeld>(in + row * cols, out + row * cols, gamma, beta,
+                                           cols);
 }
 
 // At most 64 registers a thread, so that 1024 threads fit on one multiprocessor.
-template <int kPerThread>
+template <int kVec, int kHeld>
 __global__ void __launch_bounds__(1024) layer_norm_block_on_chip(
     const float* in, float* out, const float* gamma, const float* beta, unsigned int cols) {
   const std::size_t row = blockIdx.x;
-  layer_norm_on_chip<BlockRow, kPerThread>(in + row * cols, out + row * cols, gamma, beta, cols);
+  layer_norm_on_chip<BlockRow, kVec, kHeld>(in + row * cols, out + row * cols, gamma, beta,
+                                            cols);
 }
 
-// ---------------------------------------------------------------- version 10
-// A row longer than one block holds, split over a cluster of `parts` blocks (sm_90 on):
-// block p holds columns [p * chunk, (p + 1) * chunk) in registers and finds its part's
-// (count, mean, M2) with two passes over them; the parts meet in the blocks' shared memory
-// (distributed shared memory) and every block merges all of them, in the same order, with
-// Chan's merge (versions 4 and 5). The row is read once.
-template <int kPerThread>
-__global__ void __launch_bounds__(1024) layer_norm_cluster_on_chip(
+// ---------------------------------------------------------------- versions 9 and 10
+// A row longer than one block holds, split over `parts` blocks: block p takes the columns
+// [p * chunk, (p + 1) * chunk) and finds their (count, mean, M2); the row's are Chan's
+// merge of the parts' (versions 4 and 5), and each block writes its columns with them.
+
+// The columns of this block's part of row blockIdx.x / parts (none past the row's end).
+struct Part {
+  std::size_t row;
+  unsigned int begin;
+  unsigned int count;
+};
+
+__device__ Part part_of(unsigned int part, unsigned int parts, unsigned int cols,
+                        unsigned int chunk) {
+  const unsigned int begin = part * chunk;
+  return {blockIdx.x / parts, begin, begin < cols ? min(chunk, cols - begin) : 0u};
+}
+
+// Version 9, any GPU: the parts' statistics meet in global memory (work, three floats a
+// part) between two kernels, and the second reads the columns again.
+__global__ void layer_norm_part_stats(const float* in, float* work, unsigned int cols,
+                                      unsigned int chunk, unsigned int parts) {
+  const Part p = part_of(blockIdx.x % parts, parts, cols, chunk);
+  const float* x = in + p.row * cols + p.begin;
+  Stats mine{0.0f, 0.0f, 0.0f};
+  for (unsigned int c = threadIdx.x; c < p.count; c += blockDim.x) {
+    mine = Merge{}(mine, Stats{1.0f, x[c], 0.0f});
+  }
+  mine = block_all(mine, Merge{}, Stats{0.0f, 0.0f, 0.0f});
+  if (threadIdx.x == 0) {
+    float* out = work + 3 * std::size_t{blockIdx.x};
+    out[0] = mine.count;
+    out[1] = mine.mean;
+    out[2] = mine.m2;
+  }
+}
+
+__global__ void layer_norm_parts_write(const float* in, float* out, const float* gamma,
+                                       const float* beta, const float* work, unsigned int cols,
+                                       unsigned int chunk, unsigned int parts) {
+  const Part p = part_of(blockIdx.x % parts, parts, cols, chunk);
+  const float* stats = work + 3 * p.row * parts;
+  Stats whole{0.0f, 0.0f, 0.0f};
+  for (unsigned int q = threadIdx.x; q < parts; q += blockDim.x) {
+    whole = Merge{}(whole, Stats{stats[3 * q], stats[3 * q + 1], stats[3 * q + 2]});
+  }
+  whole = block_all(whole, Merge{}, Stats{0.0f, 0.0f, 0.0f});
+  const float rstd = rsqrtf(whole.m2 / cols + kLayerNormEpsilon);
+  const float* x = in + p.row * cols + p.begin;
+  float* y = out + p.row * cols + p.begin;
+  for (unsigned int c = threadIdx.x; c < p.count; c += blockDim.x) {
+    y[c] = (x[c] - whole.mean) * rstd * gamma[p.begin + c] + beta[p.begin + c];
+  }
+}
+
+// Version 10, GPUs with thread-block clusters (sm_90 on): the parts are one cluster's
+// blocks, each holding its columns in registers and finding its part's statistics with
+// two passes over them. They meet in the blocks' shared memory (distributed shared
+// memory); every block merges all of them in the same order and writes from the values it
+// still holds, so the row is read once.
+template <int kVec, int kHeld>
+__global__ void __launch_bounds__(512) layer_norm_cluster_on_chip(
     const float* in, float* out, const float* gamma, const float* beta, unsigned int cols,
     unsigned int chunk) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   namespace cg = cooperative_groups;
   cg::cluster_group cluster = cg::this_cluster();
-  const unsigned int part = cluster.block_rank();
   const unsigned int parts = cluster.num_blocks();
-  const std::size_t row = blockIdx.x / parts;
-  const unsigned int begin = part * chunk;
-  const unsigned int count = begin < cols ? min(chunk, cols - begin) : 0u;
-  const float* x = in + row * cols + begin;
-  float* y = out + row * cols + begin;
-  float held[kPerThread];
+  const Part p = part_of(cluster.block_rank(), parts, cols, chunk);
+  reduce::HeldRow<kVec, kHeld> held(threadIdx.x, blockDim.x, p.count);
+  held.load(in + p.row * cols + p.begin, 0.0f);
   float total = 0.0f;
 #pragma unroll
-  for (int i = 0; i < kPerThread; ++i) {
-    const unsigned int c = threadIdx.x + i * blockDim.x;
-    held[i] = c < count ? x[c] : 0.0f;
-    total += held[i];
-  }
-  const float part_mean = count > 0 ? block_all(total, Sum{}, 0.0f) / count : 0.0f;
+  for (int j = 0; j < kHeld; ++j) total += held.v[j];
+  total = block_all(total, Sum{}, 0.0f);
+  const float part_mean = p.count > 0 ? total / p.count : 0.0f;
   float squares = 0.0f;
 #pragma unroll
-  for (int i = 0; i < kPerThread; ++i) {
-    const unsigned int c = threadIdx.x + i * blockDim.x;
-    const float distance = c < count ? held[i] - part_mean : 0.0f;
+  for (int j = 0; j < kHeld; ++j) {
+    const float distance = held.has(j) ? held.v[j] - part_mean : 0.0f;
     squares += distance * distance;
   }
   squares = block_all(squares, Sum{}, 0.0f);
   __shared__ Stats mine;
-  if (threadIdx.x == 0) mine = Stats{static_cast<float>(count), part_mean, squares};
-  cluster.sync();
+  if (threadIdx.x == 0) mine = Stats{static_cast<float>(p.count), part_mean, squares};
+  cluster.sync();  // every part's statistics are written before any block reads them
   Stats whole{0.0f, 0.0f, 0.0f};
-  for (unsigned int p = 0; p < parts; ++p) whole = Merge{}(whole, *cluster.map_shared_rank(&mine, p));
+  for (unsigned int q = 0; q < parts; ++q) whole = Merge{}(whole, *cluster.map_shared_rank(&mine, q));
   cluster.sync();  // no block leaves while another still reads its part
   const float rstd = rsqrtf(whole.m2 / cols + kLayerNormEpsilon);
+  const float* g = gamma + p.begin;
+  const float* b = beta + p.begin;
 #pragma unroll
-  for (int i = 0; i < kPerThread; ++i) {
-    const unsigned int c = threadIdx.x + i * blockDim.x;
-    if (c < count) y[c] = (held[i] - whole.mean) * rstd * gamma[begin + c] + beta[begin + c];
+  for (int j = 0; j < kHeld; ++j) {
+    if (!held.has(j)) continue;
+    const unsigned int c = held.column(j);
+    held.v[j] = (held.v[j] - whole.mean) * rstd * g[c] + b[c];
   }
+  held.store(out + p.row * cols + p.begin);
 #endif
 }
-
 namespace {
 
 constexpr int kOnePass = 1, kTwoPass = 2, kWelford = 3;
@@ -312,119 +366,84 @@ void by_row_length(const reduce::RowLaunch& run) {
   }
 }
 
-// The values a thread must hold for a row of `cols` over `threads` threads, a power of two
-// (one compiled kernel each); past kMostPerThread the row does not fit.
-constexpr std::size_t kMostPerThread = 32;
-std::size_t needed_per_thread(std::size_t cols, std::size_t threads) {
-  std::size_t held = 1;
-  while (held * threads < cols) held *= 2;
-  return held;
-}
-
-template <int kPerThread>
-void launch_warp_on_chip(const reduce::RowLaunch& run) {
-  const std::size_t rows_per_block = run.block / kWarpSize;
-  const std::size_t grid = (run.rows + rows_per_block - 1) / rows_per_block;
-  layer_norm_warp_on_chip<kPerThread><<<static_cast<unsigned int>(grid), run.block, 0,
-                                        run.stream>>>(
-      run.in, run.out, run.gamma, run.beta, static_cast<unsigned int>(run.rows),
-      static_cast<unsigned int>(run.cols));
-  reduce::check_launch("layer_norm_warp_on_chip", __FILE__, __LINE__);
-}
-
-template <int kPerThread>
-void launch_block_on_chip(const reduce::RowLaunch& run, unsigned int threads) {
-  layer_norm_block_on_chip<kPerThread><<<static_cast<unsigned int>(run.rows), threads, 0,
-                                         run.stream>>>(run.in, run.out, run.gamma, run.beta,
-                                                       static_cast<unsigned int>(run.cols));
-  reduce::check_launch("layer_norm_block_on_chip", __FILE__, __LINE__);
-}
-
-// Version 7: a warp per row in its registers, rows up to 1024 columns; longer: version 5.
+// Version 7: a warp per row in its registers, rows up to 32 x 32 = 1024 columns, in blocks
+// of at most 512 threads; longer: version 5.
 void warp_on_chip(const reduce::RowLaunch& run) {
-  switch (needed_per_thread(run.cols, kWarpSize)) {
-    case 1: return launch_warp_on_chip<1>(run);
-    case 2: return launch_warp_on_chip<2>(run);
-    case 4: return launch_warp_on_chip<4>(run);
-    case 8: return launch_warp_on_chip<8>(run);
-    case 16: return launch_warp_on_chip<16>(run);
-    case 32: return launch_warp_on_chip<32>(run);
-    default: return launch_rows<WarpRow, kWelford>(run);
-  }
+  const bool vec = reduce::rows_take_vectors(run.in, run.out, run.cols);
+  const unsigned int threads = std::min(run.block, 512u);
+  const std::size_t grid = (run.rows + threads / kWarpSize - 1) / (threads / kWarpSize);
+  const std::size_t held = reduce::needed_per_thread(run.cols, kWarpSize, vec ? 4 : 1);
+  const bool launched = reduce::launch_held(vec, held, [&]<int kVec, int kHeld>() {
+    layer_norm_warp_on_chip<kVec, kHeld><<<static_cast<unsigned int>(grid), threads, 0,
+                                           run.stream>>>(
+        run.in, run.out, run.gamma, run.beta, static_cast<unsigned int>(run.rows),
+        static_cast<unsigned int>(run.cols));
+    reduce::check_launch("layer_norm_warp_on_chip", __FILE__, __LINE__);
+  });
+  if (!launched) launch_rows<WarpRow, kWelford>(run);
 }
 
 // Version 8: a block per row in its threads' registers; the block grows past run.block (to
 // 1024 threads at most) until each thread holds at most 8 values, so rows up to 32768
 // columns fit; longer: version 4.
 void block_on_chip(const reduce::RowLaunch& run) {
+  const bool vec = reduce::rows_take_vectors(run.in, run.out, run.cols);
+  const int least = vec ? 4 : 1;
   unsigned int threads = run.block;
-  while (threads < 1024 && needed_per_thread(run.cols, threads) > 8) threads *= 2;
-  switch (needed_per_thread(run.cols, threads)) {
-    case 1: return launch_block_on_chip<1>(run, threads);
-    case 2: return launch_block_on_chip<2>(run, threads);
-    case 4: return launch_block_on_chip<4>(run, threads);
-    case 8: return launch_block_on_chip<8>(run, threads);
-    case 16: return launch_block_on_chip<16>(run, threads);
-    case 32: return launch_block_on_chip<32>(run, threads);
-    default: return launch_rows<BlockRow, kWelford>(run);
-  }
+  while (threads < 1024 && reduce::needed_per_thread(run.cols, threads, least) > 8) threads *= 2;
+  const std::size_t held = reduce::needed_per_thread(run.cols, threads, least);
+  const bool launched = reduce::launch_held(vec, held, [&]<int kVec, int kHeld>() {
+    layer_norm_block_on_chip<kVec, kHeld><<<static_cast<unsigned int>(run.rows), threads, 0,
+                                            run.stream>>>(run.in, run.out, run.gamma, run.beta,
+                                                          static_cast<unsigned int>(run.cols));
+    reduce::check_launch("layer_norm_block_on_chip", __FILE__, __LINE__);
+  });
+  if (!launched) launch_rows<BlockRow, kWelford>(run);
 }
 
-bool has_clusters() {
-  int device = 0;
-  int clusters = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&clusters, cudaDevAttrClusterLaunch, device));
-  return clusters != 0;
-}
-
-template <int kPerThread>
-void launch_cluster_on_chip(const reduce::RowLaunch& run, unsigned int parts,
-                            unsigned int chunk) {
-  cudaLaunchConfig_t config{};
-  config.gridDim = dim3(static_cast<unsigned int>(run.rows) * parts);
-  config.blockDim = dim3(1024);
-  config.stream = run.stream;
-  cudaLaunchAttribute cluster{};
-  cluster.id = cudaLaunchAttributeClusterDimension;
-  cluster.val.clusterDim.x = parts;
-  cluster.val.clusterDim.y = 1;
-  cluster.val.clusterDim.z = 1;
-  config.attrs = &cluster;
-  config.numAttrs = 1;
-  CUDA_CHECK(cudaLaunchKernelEx(&config, layer_norm_cluster_on_chip<kPerThread>, run.in, run.out,
-                                run.gamma, run.beta, static_cast<unsigned int>(run.cols), chunk));
-}
-
-// Version 10: rows up to 8 x 32768 columns over a cluster of up to 8 blocks of 1024 threads;
-// on a GPU without clusters, or for longer rows, version 4.
-constexpr std::size_t kMostParts = 8;  // the cluster size every sm_90 GPU supports
-void cluster_on_chip(const reduce::RowLaunch& run) {
-  std::size_t parts = 2;
-  while (parts < kMostParts && needed_per_thread(run.cols, parts * 1024) > 16) parts *= 2;
+// Version 9: parts of reduce::kSplitChunk columns or more, two kernels; a shorter row is
+// one part, version 4.
+void split_through_memory(const reduce::RowLaunch& run) {
+  const std::size_t parts = reduce::split_parts(run.cols);
+  if (parts == 1) return launch_rows<BlockRow, kWelford>(run);  // one part: a block per row, nothing to hand over
   const auto chunk = static_cast<unsigned int>((run.cols + parts - 1) / parts);
-  // A grid has at most 2^31 - 1 blocks in x.
-  if (!has_clusters() || run.rows * parts > 0x7fffffffu) return launch_rows<BlockRow, kWelford>(run);
+  const auto grid = static_cast<unsigned int>(run.rows * parts);
+  const auto cols = static_cast<unsigned int>(run.cols);
   const auto p = static_cast<unsigned int>(parts);
-  switch (needed_per_thread(chunk, 1024)) {
-    case 1: return launch_cluster_on_chip<1>(run, p, chunk);
-    case 2: return launch_cluster_on_chip<2>(run, p, chunk);
-    case 4: return launch_cluster_on_chip<4>(run, p, chunk);
-    case 8: return launch_cluster_on_chip<8>(run, p, chunk);
-    case 16: return launch_cluster_on_chip<16>(run, p, chunk);
-    case 32: return launch_cluster_on_chip<32>(run, p, chunk);
-    default: return launch_rows<BlockRow, kWelford>(run);
-  }
+  layer_norm_part_stats<<<grid, run.block, 0, run.stream>>>(run.in, run.work, cols, chunk, p);
+  reduce::check_launch("layer_norm_part_stats", __FILE__, __LINE__);
+  layer_norm_parts_write<<<grid, run.block, 0, run.stream>>>(run.in, run.out, run.gamma,
+                                                             run.beta, run.work, cols, chunk, p);
+  reduce::check_launch("layer_norm_parts_write", __FILE__, __LINE__);
 }
 
-// Version 11: version 7 up to 1024 columns, version 8 up to 32768, else version 10.
+// Version 10 with blocks of `threads` (128 to 512); version 9 where clusters cannot take
+// the row (reduce::clusters_take).
+void cluster_on_chip_with(const reduce::RowLaunch& run, unsigned int threads) {
+  const bool vec = reduce::rows_take_vectors(run.in, run.out, run.cols);
+  const reduce::ClusterShape shape = reduce::cluster_shape(run.cols, threads, vec);
+  if (!reduce::clusters_take(shape, run.rows)) return split_through_memory(run);
+  reduce::launch_held(vec, shape.held, [&]<int kVec, int kHeld>() {
+    reduce::launch_clusters(layer_norm_cluster_on_chip<kVec, kHeld>, run.rows, shape,
+                            run.stream, run.in, run.out, run.gamma, run.beta,
+                            static_cast<unsigned int>(run.cols), shape.chunk);
+  });
+}
+
+// Version 10: blocks of run.block threads, at least 128 and at most 512.
+void cluster_on_chip(const reduce::RowLaunch& run) {
+  cluster_on_chip_with(run, std::clamp(run.block, 128u, 512u));
+}
+
+// Version 11: version 7 up to 1024 columns, version 8 up to 32768, else version 10 with
+// blocks of 512 threads.
 void on_chip_by_row_length(const reduce::RowLaunch& run) {
-  if (run.cols <= kWarpSize * kMostPerThread) {
+  if (run.cols <= kWarpSize * reduce::kMostHeld) {
     warp_on_chip(run);
-  } else if (run.cols <= 1024 * kMostPerThread) {
+  } else if (run.cols <= 1024 * reduce::kMostHeld) {
     block_on_chip(run);
   } else {
-    cluster_on_chip(run);
+    cluster_on_chip_with(run, 512);
   }
 }
 
@@ -437,7 +456,9 @@ constexpr reduce::StageVersion kVersions[] = {
     {"version 3 up to 128 columns, 2 up to 1024, else 4", nullptr, by_row_length},
     {"the row in registers, a warp per row (up to 1024 columns)", nullptr, warp_on_chip},
     {"the row in registers, a block per row (up to 32768 columns)", nullptr, block_on_chip},
-    {"the row split over a cluster of blocks (sm_90 on; else version 4)", nullptr,
+    {"the row split over blocks, their statistics merged through memory (reads it twice)",
+     nullptr, split_through_memory},
+    {"the row split over a cluster of blocks, held on chip (sm_90 on; else version 9)", nullptr,
      cluster_on_chip},
     {"version 7 up to 1024 columns, version 8 up to 32768, else version 10", nullptr,
      on_chip_by_row_length},

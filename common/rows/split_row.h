@@ -1,0 +1,116 @@
+// The host side of the row versions that hold a row on chip (stages 16 and 17): how many
+// values each thread holds, which compiled kernel that picks, and how a row too long for
+// one block is split over several. The stages' kernels stay in their own files.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstddef>
+
+#include "common/cuda_check.h"
+
+namespace reduce {
+
+constexpr std::size_t kMostHeld = 32;  // values a thread holds at most
+
+// The values a thread must hold for `cols` columns over `threads` threads: a power of two
+// from `least` up (4 where it moves float4s), one compiled kernel each.
+inline std::size_t needed_per_thread(std::size_t cols, std::size_t threads, int least) {
+  std::size_t held = least;
+  while (held * threads < cols) held *= 2;
+  return held;
+}
+
+// Calls launch.operator()<kVec, kHeld>() for 16-byte accesses (vec) or single floats and
+// `held` values a thread; false where held is past kMostHeld (the row does not fit).
+template <typename Launch>
+bool launch_held(bool vec, std::size_t held, Launch&& launch) {
+  if (vec) {
+    switch (held) {
+      case 4: launch.template operator()<4, 4>(); return true;
+      case 8: launch.template operator()<4, 8>(); return true;
+      case 16: launch.template operator()<4, 16>(); return true;
+      case 32: launch.template operator()<4, 32>(); return true;
+      default: return false;
+    }
+  }
+  switch (held) {
+    case 1: launch.template operator()<1, 1>(); return true;
+    case 2: launch.template operator()<1, 2>(); return true;
+    case 4: launch.template operator()<1, 4>(); return true;
+    case 8: launch.template operator()<1, 8>(); return true;
+    case 16: launch.template operator()<1, 16>(); return true;
+    case 32: launch.template operator()<1, 32>(); return true;
+    default: return false;
+  }
+}
+
+// A row split through memory (any GPU): parts of at least kSplitChunk columns, so that
+// row_work_floats (room for 4 floats per 256 columns) holds every part's result; a row of
+// fewer columns is one part.
+constexpr std::size_t kSplitChunk = 8192;
+inline std::size_t split_parts(std::size_t cols) {
+  return std::max<std::size_t>(1, cols / kSplitChunk);
+}
+
+inline bool has_clusters() {
+  int device = 0;
+  int clusters = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&clusters, cudaDevAttrClusterLaunch, device));
+  return clusters != 0;
+}
+
+// A row split over a thread-block cluster: `parts` blocks of `threads`, each holding
+// `chunk` columns, `held` values a thread (0: the row does not fit).
+struct ClusterShape {
+  unsigned int parts = 0;
+  unsigned int threads = 0;
+  unsigned int chunk = 0;
+  std::size_t held = 0;
+};
+
+// The fewest parts (up to 8, the cluster size every sm_90 GPU takes) that hold the row
+// with at most 16 values a thread, else 8 parts with up to kMostHeld. Where vec, every
+// part starts 16-byte aligned (chunk a multiple of 4).
+constexpr unsigned int kMostParts = 8;
+inline ClusterShape cluster_shape(std::size_t cols, unsigned int threads, bool vec) {
+  const int least = vec ? 4 : 1;
+  ClusterShape shape{};
+  for (unsigned int parts = 2; parts <= kMostParts; parts *= 2) {
+    std::size_t chunk = (cols + parts - 1) / parts;
+    chunk = (chunk + least - 1) / least * least;
+    shape = {parts, threads, static_cast<unsigned int>(chunk),
+             needed_per_thread(chunk, threads, least)};
+    if (shape.held <= 16) return shape;
+  }
+  if (shape.held > kMostHeld) shape.held = 0;
+  return shape;
+}
+
+// Launches `kernel` over `rows` rows, one cluster of shape.parts blocks each.
+template <typename... Params, typename... Args>
+void launch_clusters(void (*kernel)(Params...), std::size_t rows, const ClusterShape& shape,
+                     cudaStream_t stream, Args... args) {
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(static_cast<unsigned int>(rows) * shape.parts);
+  config.blockDim = dim3(shape.threads);
+  config.stream = stream;
+  cudaLaunchAttribute cluster{};
+  cluster.id = cudaLaunchAttributeClusterDimension;
+  cluster.val.clusterDim.x = shape.parts;
+  cluster.val.clusterDim.y = 1;
+  cluster.val.clusterDim.z = 1;
+  config.attrs = &cluster;
+  config.numAttrs = 1;
+  CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, args...));
+}
+
+// Whether a cluster launch of `shape` over `rows` rows can run here: a GPU with clusters,
+// a row that fits, a grid of at most 2^31 - 1 blocks.
+inline bool clusters_take(const ClusterShape& shape, std::size_t rows) {
+  return shape.held != 0 && rows * shape.parts <= 0x7fffffffu && has_clusters();
+}
+
+}  // namespace reduce
