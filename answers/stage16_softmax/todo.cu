@@ -43,14 +43,14 @@ struct Sum {
 // Returns op over the warp's 32 values, in every lane.
 template <typename Op>
 __device__ float warp_all(float value, Op op) {
-  // ====================== TODO 1 of 6: BEGIN ======================
+  // ====================== TODO 1 of 8: BEGIN ======================
   // A butterfly: for offsets 16, 8, 4, 2, 1, value = op(value, __shfl_xor_sync(0xffffffff,
   // value, offset)). Lane i swaps with lane i ^ offset, so after the five steps every
   // lane holds the whole warp's result (__shfl_down_sync would leave it in lane 0 only).
   for (unsigned int offset = kWarpSize / 2; offset > 0; offset >>= 1) {
     value = op(value, __shfl_xor_sync(0xffffffffu, value, offset));
   }
-  // ====================== TODO 1 of 6: END ========================
+  // ====================== TODO 1 of 8: END ========================
   return value;
 }
 
@@ -58,7 +58,7 @@ __device__ float warp_all(float value, Op op) {
 template <typename Op>
 __device__ float block_all(float value, Op op) {
   value = warp_all(value, op);
-  // ====================== TODO 2 of 6: BEGIN ======================
+  // ====================== TODO 2 of 8: BEGIN ======================
   // - declare __shared__ float warp_results[kWarpSize] (a block has at most 32 warps);
   //   lane = threadIdx.x % kWarpSize, warp = threadIdx.x / kWarpSize;
   // - __syncthreads() first: a kernel that calls block_all twice with the same Op (both
@@ -75,7 +75,7 @@ __device__ float block_all(float value, Op op) {
   __syncthreads();
   value = (lane < blockDim.x / kWarpSize) ? warp_results[lane] : Op::kIdentity;
   value = warp_all(value, op);
-  // ====================== TODO 2 of 6: END ========================
+  // ====================== TODO 2 of 8: END ========================
   return value;
 }
 
@@ -102,7 +102,7 @@ template <typename Row>
 __device__ void softmax_three_pass(const float* x, float* y, unsigned int cols) {
   const unsigned int first = Row::thread();
   const unsigned int step = Row::threads();
-  // ====================== TODO 3 of 6: BEGIN ======================
+  // ====================== TODO 3 of 8: BEGIN ======================
   // - top: this thread's max over its columns (start from kLowest, combine with
   //   max_of so a NaN is kept), then Row::all(top, Max{}) for the row's;
   // - total: this thread's sum of expf(x[c] - top), then Row::all(total, Sum{});
@@ -114,7 +114,7 @@ __device__ void softmax_three_pass(const float* x, float* y, unsigned int cols) 
   for (unsigned int c = first; c < cols; c += step) total += expf(x[c] - top);
   total = Row::all(total, Sum{});
   for (unsigned int c = first; c < cols; c += step) y[c] = expf(x[c] - top) / total;
-  // ====================== TODO 3 of 6: END ========================
+  // ====================== TODO 3 of 8: END ========================
 }
 
 // ---------------------------------------------------------------- versions 3 and 4
@@ -135,12 +135,12 @@ __device__ float rescale(float from, float to) {
 
 __device__ Running merge(Running a, Running b) {
   Running out{};
-  // ====================== TODO 4 of 6: BEGIN ======================
+  // ====================== TODO 4 of 8: BEGIN ======================
   // out.top = max_of(a.top, b.top); each total is moved to out.top with rescale before
   // they are added.
   out.top = max_of(a.top, b.top);
   out.total = a.total * rescale(a.top, out.top) + b.total * rescale(b.top, out.top);
-  // ====================== TODO 4 of 6: END ========================
+  // ====================== TODO 4 of 8: END ========================
   return out;
 }
 
@@ -157,7 +157,7 @@ __device__ Running warp_merge(Running mine) {
 
 __device__ Running block_merge(Running mine) {
   mine = warp_merge(mine);
-  // ====================== TODO 5 of 6: BEGIN ======================
+  // ====================== TODO 5 of 8: BEGIN ======================
   // As in block_all, with __shared__ Running warp_pairs[kWarpSize]: a barrier, lane 0 of
   // each warp stores its pair in warp_pairs[warp], a barrier, then every warp loads
   // warp_pairs[lane] (Running{kLowest, 0} past the last warp) and returns warp_merge of
@@ -170,7 +170,7 @@ __device__ Running block_merge(Running mine) {
   __syncthreads();
   mine = (lane < blockDim.x / kWarpSize) ? warp_pairs[lane] : Running{kLowest, 0.0f};
   mine = warp_merge(mine);
-  // ====================== TODO 5 of 6: END ========================
+  // ====================== TODO 5 of 8: END ========================
   return mine;
 }
 
@@ -185,7 +185,7 @@ template <typename Row, typename Merge>
 __device__ void softmax_online(const float* x, float* y, unsigned int cols) {
   const unsigned int first = Row::thread();
   const unsigned int step = Row::threads();
-  // ====================== TODO 6 of 6: BEGIN ======================
+  // ====================== TODO 6 of 8: BEGIN ======================
   // - mine = Running{kLowest, 0}; for each of this thread's columns,
   //   mine = merge(mine, Running{x[c], 1}) (one value is its own max, and exp(0) = 1);
   // - mine = Merge::all(mine) for the row's pair;
@@ -194,7 +194,7 @@ __device__ void softmax_online(const float* x, float* y, unsigned int cols) {
   for (unsigned int c = first; c < cols; c += step) mine = merge(mine, Running{x[c], 1.0f});
   mine = Merge::all(mine);
   for (unsigned int c = first; c < cols; c += step) y[c] = expf(x[c] - mine.top) / mine.total;
-  // ====================== TODO 6 of 6: END ========================
+  // ====================== TODO 6 of 8: END ========================
 }
 
 // ---------------------------------------------------------------- the kernels
@@ -235,6 +235,13 @@ template <typename Row, int kVec, int kHeld>
 __device__ void softmax_on_chip(const float* x, float* y, unsigned int cols) {
   reduce::HeldRow<kVec, kHeld> row(Row::thread(), Row::threads(), cols);
   row.load(x, kLowest);
+  // ====================== TODO 7 of 8: BEGIN ======================
+  // The row is in row.v, kHeld values a thread; row.has(j) tells whether value j is one
+  // of the row's columns (the others hold kLowest). Leave in row.v what y must hold:
+  // - x is not read again: the row's max and its sum of exp(x - max) come from the held
+  //   values, shared with every thread of the row by Row::all;
+  // - a value that is not a column adds nothing to the sum;
+  // - afterwards the values of the row add up to 1.
   float top = kLowest;
 #pragma unroll
   for (int j = 0; j < kHeld; ++j) top = max_of(top, row.v[j]);
@@ -248,6 +255,7 @@ __device__ void softmax_on_chip(const float* x, float* y, unsigned int cols) {
   const float scale = 1.0f / Row::all(total, Sum{});
 #pragma unroll
   for (int j = 0; j < kHeld; ++j) row.v[j] *= scale;
+  // ====================== TODO 7 of 8: END ========================
   row.store(y);
 }
 
@@ -349,12 +357,22 @@ __global__ void __launch_bounds__(512) softmax_cluster_on_chip(const float* in, 
     total += held.v[j];
   }
   total = block_all(total, Sum{});
+  Running whole{kLowest, 0.0f};
+  // ====================== TODO 8 of 8: BEGIN ======================
+  // (top, total) is this block's pair for its part. Every block of the cluster must end
+  // with the whole row's pair in `whole`:
+  // - the pair is published where the cluster's other blocks can read it
+  //   (cluster.map_shared_rank(&variable, rank) reaches block rank's shared variable);
+  // - no block reads a pair before its owner has written it, and no block leaves while
+  //   another may still read its shared memory (it goes away with the block);
+  // - every block merges all `parts` pairs in the same order, so that all of them write
+  //   with the same pair; a part with no columns holds (kLowest, 0).
   __shared__ Running mine;
   if (threadIdx.x == 0) mine = Running{top, total};
   cluster.sync();  // every part's pair is written before any block reads it
-  Running whole{kLowest, 0.0f};
   for (unsigned int q = 0; q < parts; ++q) whole = merge(whole, *cluster.map_shared_rank(&mine, q));
   cluster.sync();  // no block leaves while another still reads its pair
+  // ====================== TODO 8 of 8: END ========================
   const float scale = rescale(top, whole.top) / whole.total;
 #pragma unroll
   for (int j = 0; j < kHeld; ++j) held.v[j] *= scale;
@@ -449,7 +467,9 @@ void split_through_memory(const reduce::RowLaunch& run) {
 void cluster_on_chip_with(const reduce::RowLaunch& run, unsigned int threads) {
   const bool vec = reduce::rows_take_vectors(run.in, run.out, run.cols);
   const reduce::ClusterShape shape = reduce::cluster_shape(run.cols, threads, vec);
-  if (!reduce::clusters_take(shape, run.rows)) return split_through_memory(run);
+  if (!reduce::clusters_take<softmax_cluster_on_chip<4, 4>>(shape, run.rows)) {
+    return split_through_memory(run);
+  }
   reduce::launch_held(vec, shape.held, [&]<int kVec, int kHeld>() {
     reduce::launch_clusters(softmax_cluster_on_chip<kVec, kHeld>, run.rows, shape, run.stream,
                             run.in, run.out, static_cast<unsigned int>(run.cols), shape.chunk);

@@ -94,14 +94,14 @@ struct BlockRow {
 template <typename Row>
 __device__ void normalise(const float* x, float* y, const float* gamma, const float* beta,
                           unsigned int cols, float mean, float variance) {
-  // ====================== TODO 1 of 5: BEGIN ======================
+  // ====================== TODO 1 of 7: BEGIN ======================
   // rstd = rsqrtf(variance + kLayerNormEpsilon); thread t of the row's group takes
   // columns t, t + Row::threads(), ... (first = Row::thread(), step = Row::threads()).
   const float rstd = rsqrtf(variance + kLayerNormEpsilon);
   for (unsigned int c = Row::thread(); c < cols; c += Row::threads()) {
     y[c] = (x[c] - mean) * rstd * gamma[c] + beta[c];
   }
-  // ====================== TODO 1 of 5: END ========================
+  // ====================== TODO 1 of 7: END ========================
 }
 
 // ---------------------------------------------------------------- version 1: one pass
@@ -110,7 +110,7 @@ __device__ void layer_norm_one_pass(const float* x, float* y, const float* gamma
                                     const float* beta, unsigned int cols) {
   float total = 0.0f;
   float squares = 0.0f;
-  // ====================== TODO 2 of 5: BEGIN ======================
+  // ====================== TODO 2 of 7: BEGIN ======================
   // This thread's sum of x and of x * x over its columns; then the row's, with
   // Row::all(total, Sum{}, 0.0f) and the same for squares.
   for (unsigned int c = Row::thread(); c < cols; c += Row::threads()) {
@@ -119,7 +119,7 @@ __device__ void layer_norm_one_pass(const float* x, float* y, const float* gamma
   }
   total = Row::all(total, Sum{}, 0.0f);
   squares = Row::all(squares, Sum{}, 0.0f);
-  // ====================== TODO 2 of 5: END ========================
+  // ====================== TODO 2 of 7: END ========================
   const float mean = total / cols;
   const float variance = squares / cols - mean * mean;  // E[x^2] - E[x]^2
   normalise<Row>(x, y, gamma, beta, cols, mean, variance);
@@ -131,7 +131,7 @@ __device__ void layer_norm_two_pass(const float* x, float* y, const float* gamma
                                     const float* beta, unsigned int cols) {
   float mean = 0.0f;
   float variance = 0.0f;
-  // ====================== TODO 3 of 5: BEGIN ======================
+  // ====================== TODO 3 of 7: BEGIN ======================
   // - mean: the row's sum of x (this thread's columns, then Row::all), divided by cols;
   // - variance: the row's sum of (x - mean)^2, divided by cols. The distances are small
   //   where x is large, so nothing cancels.
@@ -143,7 +143,7 @@ __device__ void layer_norm_two_pass(const float* x, float* y, const float* gamma
     squares += (x[c] - mean) * (x[c] - mean);
   }
   variance = Row::all(squares, Sum{}, 0.0f) / cols;
-  // ====================== TODO 3 of 5: END ========================
+  // ====================== TODO 3 of 7: END ========================
   normalise<Row>(x, y, gamma, beta, cols, mean, variance);
 }
 
@@ -153,7 +153,7 @@ __device__ void layer_norm_two_pass(const float* x, float* y, const float* gamma
 struct Merge {
   __device__ Stats operator()(Stats a, Stats b) const {
     Stats out{a.count + b.count, 0.0f, 0.0f};
-    // ====================== TODO 4 of 5: BEGIN ======================
+    // ====================== TODO 4 of 7: BEGIN ======================
     // With delta = b.mean - a.mean and n = out.count:
     //   mean = a.mean + delta * (b.count / n)
     //   m2   = a.m2 + b.m2 + delta * delta * (a.count * b.count / n)
@@ -162,7 +162,7 @@ struct Merge {
     const float delta = b.mean - a.mean;
     out.mean = a.mean + delta * (b.count / out.count);
     out.m2 = a.m2 + b.m2 + delta * delta * (a.count * b.count / out.count);
-    // ====================== TODO 4 of 5: END ========================
+    // ====================== TODO 4 of 7: END ========================
     return out;
   }
 };
@@ -171,7 +171,7 @@ template <typename Row>
 __device__ void layer_norm_welford(const float* x, float* y, const float* gamma,
                                    const float* beta, unsigned int cols) {
   Stats mine{0.0f, 0.0f, 0.0f};
-  // ====================== TODO 5 of 5: BEGIN ======================
+  // ====================== TODO 5 of 7: BEGIN ======================
   // Each of this thread's values updates its Stats (count += 1; delta = x - mean;
   // mean += delta / count; m2 += delta * (x - new mean)); then the row's Stats with
   // Row::all(mine, Merge{}, Stats{0, 0, 0}).
@@ -182,7 +182,7 @@ __device__ void layer_norm_welford(const float* x, float* y, const float* gamma,
     mine.m2 += delta * (x[c] - mine.mean);
   }
   mine = Row::all(mine, Merge{}, Stats{0.0f, 0.0f, 0.0f});
-  // ====================== TODO 5 of 5: END ========================
+  // ====================== TODO 5 of 7: END ========================
   normalise<Row>(x, y, gamma, beta, cols, mine.mean, mine.m2 / mine.count);
 }
 
@@ -218,6 +218,15 @@ __device__ void layer_norm_on_chip(const float* x, float* y, const float* gamma,
                                    const float* beta, unsigned int cols) {
   reduce::HeldRow<kVec, kHeld> row(Row::thread(), Row::threads(), cols);
   row.load(x, 0.0f);
+  // ====================== TODO 6 of 7: BEGIN ======================
+  // The row is in row.v, kHeld values a thread; row.has(j) tells whether value j is one
+  // of the row's columns (row.column(j) says which; the others hold 0). Leave in row.v
+  // what y must hold, by the formula at the top of this file:
+  // - x is not read again: the mean, then the variance as the mean squared distance from
+  //   it (two passes, as in versions 2 and 3, but over the held values), each shared with
+  //   every thread of the row by Row::all;
+  // - a value that is not a column adds no distance;
+  // - gamma and beta are read only at the row's columns.
   float total = 0.0f;
 #pragma unroll
   for (int j = 0; j < kHeld; ++j) total += row.v[j];
@@ -235,6 +244,7 @@ __device__ void layer_norm_on_chip(const float* x, float* y, const float* gamma,
     const unsigned int c = row.column(j);
     row.v[j] = (row.v[j] - mean) * rstd * gamma[c] + beta[c];
   }
+  // ====================== TODO 6 of 7: END ========================
   row.store(y);
 }
 
@@ -341,12 +351,24 @@ __global__ void __launch_bounds__(512) layer_norm_cluster_on_chip(
     squares += distance * distance;
   }
   squares = block_all(squares, Sum{}, 0.0f);
-  __shared__ Stats mine;
-  if (threadIdx.x == 0) mine = Stats{static_cast<float>(p.count), part_mean, squares};
-  cluster.sync();  // every part's statistics are written before any block reads them
+  const Stats part{static_cast<float>(p.count), part_mean, squares};
   Stats whole{0.0f, 0.0f, 0.0f};
+  // ====================== TODO 7 of 7: BEGIN ======================
+  // `part` is this block's (count, mean, M2) for its columns. Every block of the cluster
+  // must end with the whole row's in `whole`:
+  // - the part is published where the cluster's other blocks can read it
+  //   (cluster.map_shared_rank(&variable, rank) reaches block rank's shared variable);
+  // - no block reads a part before its owner has written it, and no block leaves while
+  //   another may still read its shared memory (it goes away with the block);
+  // - every block merges all `parts` parts in the same order with Chan's merge, so that
+  //   all of them write with the same mean and variance; a part with no columns has
+  //   count 0.
+  __shared__ Stats mine;
+  if (threadIdx.x == 0) mine = part;
+  cluster.sync();  // every part's statistics are written before any block reads them
   for (unsigned int q = 0; q < parts; ++q) whole = Merge{}(whole, *cluster.map_shared_rank(&mine, q));
   cluster.sync();  // no block leaves while another still reads its part
+  // ====================== TODO 7 of 7: END ========================
   const float rstd = rsqrtf(whole.m2 / cols + kLayerNormEpsilon);
   const float* g = gamma + p.begin;
   const float* b = beta + p.begin;
@@ -445,7 +467,9 @@ void split_through_memory(const reduce::RowLaunch& run) {
 void cluster_on_chip_with(const reduce::RowLaunch& run, unsigned int threads) {
   const bool vec = reduce::rows_take_vectors(run.in, run.out, run.cols);
   const reduce::ClusterShape shape = reduce::cluster_shape(run.cols, threads, vec);
-  if (!reduce::clusters_take(shape, run.rows)) return split_through_memory(run);
+  if (!reduce::clusters_take<layer_norm_cluster_on_chip<4, 4>>(shape, run.rows)) {
+    return split_through_memory(run);
+  }
   reduce::launch_held(vec, shape.held, [&]<int kVec, int kHeld>() {
     reduce::launch_clusters(layer_norm_cluster_on_chip<kVec, kHeld>, run.rows, shape,
                             run.stream, run.in, run.out, run.gamma, run.beta,

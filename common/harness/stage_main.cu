@@ -31,8 +31,11 @@ std::string versions_help(const StagePlan& plan) {
   if (plan.default_version() < 2) return "";
   std::string text = "\nVersions (--version V; without it, version " +
                      std::to_string(plan.default_version()) + "):\n";
+  const bool two_digits = plan.default_version() >= 10;  // keeps the techniques in a column
   for (int v = 1; v <= plan.default_version(); ++v) {
-    text += "  " + std::to_string(v) + "  " + plan.version(v).technique + "\n";
+    const std::string number = std::to_string(v);
+    const std::string pad = two_digits && v < 10 ? " " : "";
+    text += "  " + pad + number + "  " + plan.version(v).technique + "\n";
   }
   return text;
 }

@@ -107,10 +107,26 @@ void launch_clusters(void (*kernel)(Params...), std::size_t rows, const ClusterS
   CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, args...));
 }
 
-// Whether a cluster launch of `shape` over `rows` rows can run here: a GPU with clusters,
-// a row that fits, a grid of at most 2^31 - 1 blocks.
-inline bool clusters_take(const ClusterShape& shape, std::size_t rows) {
-  return shape.held != 0 && rows * shape.parts <= 0x7fffffffu && has_clusters();
+// Whether `kernel` was built for sm_90 or later. A build whose newest code is PTX for an
+// older GPU (the corpus builds compute_75 only) compiles a cluster kernel's body away, and
+// the driver would run that empty kernel on an H100. Asked once per kernel: the answer
+// depends on the build, and a query inside a timed run would be timed with it.
+template <auto Kernel>
+bool built_for_clusters() {
+  static const bool built = [] {
+    cudaFuncAttributes attributes{};
+    CUDA_CHECK(cudaFuncGetAttributes(&attributes, Kernel));
+    return attributes.ptxVersion >= 90;
+  }();
+  return built;
+}
+
+// Whether a cluster launch of `shape` over `rows` rows can run here: a row that fits, a
+// grid of at most 2^31 - 1 blocks, a GPU with clusters and Kernel built for them.
+template <auto Kernel>
+bool clusters_take(const ClusterShape& shape, std::size_t rows) {
+  return shape.held != 0 && rows * shape.parts <= 0x7fffffffu && has_clusters() &&
+         built_for_clusters<Kernel>();
 }
 
 }  // namespace reduce

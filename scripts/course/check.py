@@ -27,7 +27,7 @@ import shutil
 import subprocess
 import sys
 
-from course import build, describe, hints as hint_table, registry, rules
+from course import build, colab, describe, hints as hint_table, registry, rules
 from course.cli import Stop, run_main
 from course.todo_markers import code_by_block as todo_blocks
 
@@ -375,10 +375,22 @@ def mode_progress(args):
     return 0 if passed == total else 1
 
 
+def device_reaches(needed):
+    """Whether the first GPU's compute capability is `needed` ("9.0") or newer."""
+    found = colab.compute_capability()
+    as_pair = lambda text: tuple(int(part) for part in text.split("."))
+    return found is not None and as_pair(found) >= as_pair(needed)
+
+
 def mode_built(args):
     """The corpus and the instructor: check ready-built executables, no build."""
     bin_dir = args.bin_dir or pathlib.Path(args.exe).parent
     probe(bin_dir)
+    if args.needs_cc and not device_reaches(args.needs_cc):
+        # An entry whose wrong code sits on a path only newer GPUs take (a cluster
+        # kernel) passes on an older one; skipped (3), like a check without a device.
+        print(f"check: skipped: this entry needs compute capability {args.needs_cc} or newer")
+        return 3
     stage = stage_of(args.stage, bin_dir.parent)
     args.out.mkdir(parents=True, exist_ok=True)
     expect = None if args.expect in (None, "pass") else args.expect
@@ -431,6 +443,7 @@ def parse(argv):
     parser.add_argument("--out", type=pathlib.Path)
     parser.add_argument("--expect")
     parser.add_argument("--suite-timeout", type=int, default=SUITE_TIMEOUT_S)
+    parser.add_argument("--needs-cc", help="skip (3) below this compute capability, e.g. 9.0")
     args = parser.parse_args(argv)
     numbers = []
     for word in args.stages:

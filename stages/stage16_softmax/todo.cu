@@ -43,12 +43,12 @@ struct Sum {
 // Returns op over the warp's 32 values, in every lane.
 template <typename Op>
 __device__ float warp_all(float value, Op op) {
-  // ====================== TODO 1 of 6: BEGIN ======================
+  // ====================== TODO 1 of 8: BEGIN ======================
   // A butterfly over offsets 16, 8, 4, 2, 1: at each, every lane combines (op) its value
   // with the value of lane i ^ offset, fetched with __shfl_xor_sync over all 32 lanes.
   // Lanes swap in pairs, so after the five steps every lane holds the whole warp's result
   // (__shfl_down_sync would leave it in lane 0 only).
-  // ====================== TODO 1 of 6: END ========================
+  // ====================== TODO 1 of 8: END ========================
   return value;
 }
 
@@ -56,7 +56,7 @@ __device__ float warp_all(float value, Op op) {
 template <typename Op>
 __device__ float block_all(float value, Op op) {
   value = warp_all(value, op);
-  // ====================== TODO 2 of 6: BEGIN ======================
+  // ====================== TODO 2 of 8: BEGIN ======================
   // - declare __shared__ float warp_results[kWarpSize] (a block has at most 32 warps);
   //   lane = threadIdx.x % kWarpSize, warp = threadIdx.x / kWarpSize;
   // - __syncthreads() first: a kernel that calls block_all twice with the same Op (both
@@ -65,7 +65,7 @@ __device__ float block_all(float value, Op op) {
   // - every warp (not only the first: all threads need the answer) loads
   //   warp_results[lane] for lanes below blockDim.x / kWarpSize, Op::kIdentity for the
   //   rest, and returns warp_all of that.
-  // ====================== TODO 2 of 6: END ========================
+  // ====================== TODO 2 of 8: END ========================
   return value;
 }
 
@@ -92,13 +92,13 @@ template <typename Row>
 __device__ void softmax_three_pass(const float* x, float* y, unsigned int cols) {
   const unsigned int first = Row::thread();
   const unsigned int step = Row::threads();
-  // ====================== TODO 3 of 6: BEGIN ======================
+  // ====================== TODO 3 of 8: BEGIN ======================
   // - top: this thread's max over its columns (start from kLowest, combine with max_of so
   //   a NaN is kept), then the row's max, shared by Row::all with Max;
   // - total: this thread's sum of exp(x - top) over its columns (expf), then the row's sum,
   //   shared by Row::all with Sum;
   // - each of this thread's outputs is exp(x - top) divided by the row's total.
-  // ====================== TODO 3 of 6: END ========================
+  // ====================== TODO 3 of 8: END ========================
 }
 
 // ---------------------------------------------------------------- versions 3 and 4
@@ -119,11 +119,11 @@ __device__ float rescale(float from, float to) {
 
 __device__ Running merge(Running a, Running b) {
   Running out{};
-  // ====================== TODO 4 of 6: BEGIN ======================
+  // ====================== TODO 4 of 8: BEGIN ======================
   // out.top is the larger (max_of) of the two maxima; out.total is the sum of the two
   // totals, each first moved to out.top with rescale (the rule above, and the lesson's
   // section on merging (m, s) pairs).
-  // ====================== TODO 4 of 6: END ========================
+  // ====================== TODO 4 of 8: END ========================
   return out;
 }
 
@@ -140,12 +140,12 @@ __device__ Running warp_merge(Running mine) {
 
 __device__ Running block_merge(Running mine) {
   mine = warp_merge(mine);
-  // ====================== TODO 5 of 6: BEGIN ======================
+  // ====================== TODO 5 of 8: BEGIN ======================
   // As in block_all, with __shared__ Running warp_pairs[kWarpSize]: a barrier, lane 0 of
   // each warp stores its pair in warp_pairs[warp], a barrier, then every warp loads
   // warp_pairs[lane] (Running{kLowest, 0} past the last warp) and returns warp_merge of
   // that.
-  // ====================== TODO 5 of 6: END ========================
+  // ====================== TODO 5 of 8: END ========================
   return mine;
 }
 
@@ -160,13 +160,13 @@ template <typename Row, typename Merge>
 __device__ void softmax_online(const float* x, float* y, unsigned int cols) {
   const unsigned int first = Row::thread();
   const unsigned int step = Row::threads();
-  // ====================== TODO 6 of 6: BEGIN ======================
+  // ====================== TODO 6 of 8: BEGIN ======================
   // - mine starts as the pair that has seen nothing (kLowest, 0); each of this thread's
   //   columns is merged into it as a pair of its own (one value is its own max, and
   //   exp(0) = 1);
   // - then the row's pair, shared by Merge::all;
   // - each of this thread's outputs is exp(x - the row's max) divided by the row's sum.
-  // ====================== TODO 6 of 6: END ========================
+  // ====================== TODO 6 of 8: END ========================
 }
 
 // ---------------------------------------------------------------- the kernels
@@ -207,19 +207,14 @@ template <typename Row, int kVec, int kHeld>
 __device__ void softmax_on_chip(const float* x, float* y, unsigned int cols) {
   reduce::HeldRow<kVec, kHeld> row(Row::thread(), Row::threads(), cols);
   row.load(x, kLowest);
-  float top = kLowest;
-#pragma unroll
-  for (int j = 0; j < kHeld; ++j) top = max_of(top, row.v[j]);
-  top = Row::all(top, Max{});
-  float total = 0.0f;
-#pragma unroll
-  for (int j = 0; j < kHeld; ++j) {
-    row.v[j] = row.has(j) ? expf(row.v[j] - top) : 0.0f;
-    total += row.v[j];
-  }
-  const float scale = 1.0f / Row::all(total, Sum{});
-#pragma unroll
-  for (int j = 0; j < kHeld; ++j) row.v[j] *= scale;
+  // ====================== TODO 7 of 8: BEGIN ======================
+  // The row is in row.v, kHeld values a thread; row.has(j) tells whether value j is one
+  // of the row's columns (the others hold kLowest). Leave in row.v what y must hold:
+  // - x is not read again: the row's max and its sum of exp(x - max) come from the held
+  //   values, shared with every thread of the row by Row::all;
+  // - a value that is not a column adds nothing to the sum;
+  // - afterwards the values of the row add up to 1.
+  // ====================== TODO 7 of 8: END ========================
   row.store(y);
 }
 
@@ -321,12 +316,17 @@ __global__ void __launch_bounds__(512) softmax_cluster_on_chip(const float* in, 
     total += held.v[j];
   }
   total = block_all(total, Sum{});
-  __shared__ Running mine;
-  if (threadIdx.x == 0) mine = Running{top, total};
-  cluster.sync();  // every part's pair is written before any block reads it
   Running whole{kLowest, 0.0f};
-  for (unsigned int q = 0; q < parts; ++q) whole = merge(whole, *cluster.map_shared_rank(&mine, q));
-  cluster.sync();  // no block leaves while another still reads its pair
+  // ====================== TODO 8 of 8: BEGIN ======================
+  // (top, total) is this block's pair for its part. Every block of the cluster must end
+  // with the whole row's pair in `whole`:
+  // - the pair is published where the cluster's other blocks can read it
+  //   (cluster.map_shared_rank(&variable, rank) reaches block rank's shared variable);
+  // - no block reads a pair before its owner has written it, and no block leaves while
+  //   another may still read its shared memory (it goes away with the block);
+  // - every block merges all `parts` pairs in the same order, so that all of them write
+  //   with the same pair; a part with no columns holds (kLowest, 0).
+  // ====================== TODO 8 of 8: END ========================
   const float scale = rescale(top, whole.top) / whole.total;
 #pragma unroll
   for (int j = 0; j < kHeld; ++j) held.v[j] *= scale;
@@ -421,7 +421,9 @@ void split_through_memory(const reduce::RowLaunch& run) {
 void cluster_on_chip_with(const reduce::RowLaunch& run, unsigned int threads) {
   const bool vec = reduce::rows_take_vectors(run.in, run.out, run.cols);
   const reduce::ClusterShape shape = reduce::cluster_shape(run.cols, threads, vec);
-  if (!reduce::clusters_take(shape, run.rows)) return split_through_memory(run);
+  if (!reduce::clusters_take<softmax_cluster_on_chip<4, 4>>(shape, run.rows)) {
+    return split_through_memory(run);
+  }
   reduce::launch_held(vec, shape.held, [&]<int kVec, int kHeld>() {
     reduce::launch_clusters(softmax_cluster_on_chip<kVec, kHeld>, run.rows, shape, run.stream,
                             run.in, run.out, static_cast<unsigned int>(run.cols), shape.chunk);

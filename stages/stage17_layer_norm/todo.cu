@@ -94,13 +94,13 @@ struct BlockRow {
 template <typename Row>
 __device__ void normalise(const float* x, float* y, const float* gamma, const float* beta,
                           unsigned int cols, float mean, float variance) {
-  // ====================== TODO 1 of 5: BEGIN ======================
+  // ====================== TODO 1 of 7: BEGIN ======================
   // Write this thread's columns of y as the comment above says, with the division done as
   // one multiply: rstd, the reciprocal square root (rsqrtf) of the variance plus
   // kLayerNormEpsilon, computed once, not per column.
   // Thread t of the row's group takes columns t, t + Row::threads(), ... (it starts at
   // Row::thread() and steps by Row::threads()), so neighbouring threads read neighbours.
-  // ====================== TODO 1 of 5: END ========================
+  // ====================== TODO 1 of 7: END ========================
 }
 
 // ---------------------------------------------------------------- version 1: one pass
@@ -109,11 +109,11 @@ __device__ void layer_norm_one_pass(const float* x, float* y, const float* gamma
                                     const float* beta, unsigned int cols) {
   float total = 0.0f;
   float squares = 0.0f;
-  // ====================== TODO 2 of 5: BEGIN ======================
+  // ====================== TODO 2 of 7: BEGIN ======================
   // This thread's sum of x and of x squared over its columns, in total and squares; then
   // the row's two sums, each shared by Row::all with Sum (0 is what a lane with no
   // columns contributes).
-  // ====================== TODO 2 of 5: END ========================
+  // ====================== TODO 2 of 7: END ========================
   const float mean = total / cols;
   const float variance = squares / cols - mean * mean;  // E[x^2] - E[x]^2
   normalise<Row>(x, y, gamma, beta, cols, mean, variance);
@@ -125,11 +125,11 @@ __device__ void layer_norm_two_pass(const float* x, float* y, const float* gamma
                                     const float* beta, unsigned int cols) {
   float mean = 0.0f;
   float variance = 0.0f;
-  // ====================== TODO 3 of 5: BEGIN ======================
+  // ====================== TODO 3 of 7: BEGIN ======================
   // - mean: the row's sum of x (this thread's columns, then Row::all), divided by cols;
   // - variance: the row's sum of (x - mean)^2, divided by cols. The distances are small
   //   where x is large, so nothing cancels.
-  // ====================== TODO 3 of 5: END ========================
+  // ====================== TODO 3 of 7: END ========================
   normalise<Row>(x, y, gamma, beta, cols, mean, variance);
 }
 
@@ -139,12 +139,12 @@ __device__ void layer_norm_two_pass(const float* x, float* y, const float* gamma
 struct Merge {
   __device__ Stats operator()(Stats a, Stats b) const {
     Stats out{a.count + b.count, 0.0f, 0.0f};
-    // ====================== TODO 4 of 5: BEGIN ======================
+    // ====================== TODO 4 of 7: BEGIN ======================
     // Fill out.mean and out.m2 by the merge the comment above describes; its formula is in
     // the lesson's section on Chan, Golub and LeVeque's merge, with a worked example to
     // check against ({1, 2} and {3, 5} give (4, 2.75, 8.75)). Two empty Stats (count 0)
     // must give an empty one, not 0 / 0 = NaN.
-    // ====================== TODO 4 of 5: END ========================
+    // ====================== TODO 4 of 7: END ========================
     return out;
   }
 };
@@ -153,13 +153,13 @@ template <typename Row>
 __device__ void layer_norm_welford(const float* x, float* y, const float* gamma,
                                    const float* beta, unsigned int cols) {
   Stats mine{0.0f, 0.0f, 0.0f};
-  // ====================== TODO 5 of 5: BEGIN ======================
+  // ====================== TODO 5 of 7: BEGIN ======================
   // Each of this thread's values updates mine by Welford's step (the lesson's Welford
   // section: the count grows by one, the mean moves by its share of the distance, and M2
   // gains the distance from the old mean times the distance from the new one); then the
   // row's Stats, shared by Row::all with Merge (an empty Stats is what a lane with no
   // columns contributes).
-  // ====================== TODO 5 of 5: END ========================
+  // ====================== TODO 5 of 7: END ========================
   normalise<Row>(x, y, gamma, beta, cols, mine.mean, mine.m2 / mine.count);
 }
 
@@ -195,23 +195,16 @@ __device__ void layer_norm_on_chip(const float* x, float* y, const float* gamma,
                                    const float* beta, unsigned int cols) {
   reduce::HeldRow<kVec, kHeld> row(Row::thread(), Row::threads(), cols);
   row.load(x, 0.0f);
-  float total = 0.0f;
-#pragma unroll
-  for (int j = 0; j < kHeld; ++j) total += row.v[j];
-  const float mean = Row::all(total, Sum{}, 0.0f) / cols;
-  float squares = 0.0f;
-#pragma unroll
-  for (int j = 0; j < kHeld; ++j) {
-    const float distance = row.has(j) ? row.v[j] - mean : 0.0f;
-    squares += distance * distance;
-  }
-  const float rstd = rsqrtf(Row::all(squares, Sum{}, 0.0f) / cols + kLayerNormEpsilon);
-#pragma unroll
-  for (int j = 0; j < kHeld; ++j) {
-    if (!row.has(j)) continue;
-    const unsigned int c = row.column(j);
-    row.v[j] = (row.v[j] - mean) * rstd * gamma[c] + beta[c];
-  }
+  // ====================== TODO 6 of 7: BEGIN ======================
+  // The row is in row.v, kHeld values a thread; row.has(j) tells whether value j is one
+  // of the row's columns (row.column(j) says which; the others hold 0). Leave in row.v
+  // what y must hold, by the formula at the top of this file:
+  // - x is not read again: the mean, then the variance as the mean squared distance from
+  //   it (two passes, as in versions 2 and 3, but over the held values), each shared with
+  //   every thread of the row by Row::all;
+  // - a value that is not a column adds no distance;
+  // - gamma and beta are read only at the row's columns.
+  // ====================== TODO 6 of 7: END ========================
   row.store(y);
 }
 
@@ -318,12 +311,19 @@ __global__ void __launch_bounds__(512) layer_norm_cluster_on_chip(
     squares += distance * distance;
   }
   squares = block_all(squares, Sum{}, 0.0f);
-  __shared__ Stats mine;
-  if (threadIdx.x == 0) mine = Stats{static_cast<float>(p.count), part_mean, squares};
-  cluster.sync();  // every part's statistics are written before any block reads them
+  const Stats part{static_cast<float>(p.count), part_mean, squares};
   Stats whole{0.0f, 0.0f, 0.0f};
-  for (unsigned int q = 0; q < parts; ++q) whole = Merge{}(whole, *cluster.map_shared_rank(&mine, q));
-  cluster.sync();  // no block leaves while another still reads its part
+  // ====================== TODO 7 of 7: BEGIN ======================
+  // `part` is this block's (count, mean, M2) for its columns. Every block of the cluster
+  // must end with the whole row's in `whole`:
+  // - the part is published where the cluster's other blocks can read it
+  //   (cluster.map_shared_rank(&variable, rank) reaches block rank's shared variable);
+  // - no block reads a part before its owner has written it, and no block leaves while
+  //   another may still read its shared memory (it goes away with the block);
+  // - every block merges all `parts` parts in the same order with Chan's merge, so that
+  //   all of them write with the same mean and variance; a part with no columns has
+  //   count 0.
+  // ====================== TODO 7 of 7: END ========================
   const float rstd = rsqrtf(whole.m2 / cols + kLayerNormEpsilon);
   const float* g = gamma + p.begin;
   const float* b = beta + p.begin;
@@ -422,7 +422,9 @@ void split_through_memory(const reduce::RowLaunch& run) {
 void cluster_on_chip_with(const reduce::RowLaunch& run, unsigned int threads) {
   const bool vec = reduce::rows_take_vectors(run.in, run.out, run.cols);
   const reduce::ClusterShape shape = reduce::cluster_shape(run.cols, threads, vec);
-  if (!reduce::clusters_take(shape, run.rows)) return split_through_memory(run);
+  if (!reduce::clusters_take<layer_norm_cluster_on_chip<4, 4>>(shape, run.rows)) {
+    return split_through_memory(run);
+  }
   reduce::launch_held(vec, shape.held, [&]<int kVec, int kHeld>() {
     reduce::launch_clusters(layer_norm_cluster_on_chip<kVec, kHeld>, run.rows, shape,
                             run.stream, run.in, run.out, run.gamma, run.beta,

@@ -32,7 +32,8 @@ def parse(patch_text):
                 in_body = True
                 continue
             name, _, value = line.partition(":")
-            if value and name.strip() in ("Mistake", "Expect", "Why", "Variant", "Outside"):
+            if value and name.strip() in ("Mistake", "Expect", "Why", "Variant", "Outside",
+                                          "Needs"):
                 headers[name.strip()] = value.strip()
             continue
         if line.startswith("+++ "):
