@@ -19,6 +19,19 @@ Writes, under docs/results/ (or --out): results.csv, results.json, bandwidth.png
 README.md (the results page); prints the table; and, for the default run, refreshes the
 tables between the bench markers of the top-level README.md and of each stage's lesson.
 
+Markers, each pair rewritten from a saved run (--docs-only) and compared with it
+(--check-docs), never edited by hand:
+    <!-- bench:begin (written by scripts/bench.py) --> ... <!-- bench:end -->
+        README.md: every sum stage at n = 2^24; a sum stage's lesson: its own row
+        (results.json)
+    <!-- bench-claim:begin (written by scripts/bench.py) --> ... <!-- bench-claim:end -->
+        README.md and the capstone's lesson: stage 14 against CUB, from the pairs
+        (results.json)
+    <!-- bench-operations:begin (written by scripts/bench.py) --> ... <!-- bench-operations:end -->
+        the lesson of stage 15, 16 or 17: its times, x limit and x best read (the max) or
+        x copy (the rows), from operations.csv and operations.json (course/operations_bench.py)
+A lesson without a pair of markers is left alone.
+
     scripts/bench.sh                 (builds first, then measures)
     scripts/bench.sh --quick         (n = 2^24 only, fewer repeats: a smoke test)
     scripts/bench.sh --pairs 7       (7 process pairs of stage 14 and CUB per size)
@@ -27,16 +40,22 @@ tables between the bench markers of the top-level README.md and of each stage's 
     scripts/bench.sh --sizes 20-24   (some sizes only; README and lessons left alone)
     scripts/bench.sh --docs-only     (rewrite README and lesson tables from results.json;
                                       no build, no GPU)
+    scripts/bench.sh --operations --docs-only   (operations.md and the lessons' operations
+                                      blocks from operations.csv and .json; no GPU)
     scripts/bench.sh --steps         (stage 14's techniques one at a time: stage14_steps.md)
     scripts/bench.sh --lessons       (block sizes and the lessons' variants: lessons.md)
-    scripts/bench.sh --operations    (stages 15 to 17 against their floors: operations.md)
+    scripts/bench.sh --operations    (stages 15 to 17 against the limit, the best read or
+                                      copy and CUB's max: operations.md)
     scripts/bench.sh --multi-gpu     (stage 18 on 1 and 2 GPUs, the all-reduce: multi_gpu.md)
 
 scripts/bench.sh runs `python3 -m course.bench --build-first`; `python3 -m course.bench`
 (scripts/ on PYTHONPATH) measures a build that is already there.
 Exit code: 0 every run verified, 1 some did not, 3 no CUDA device, 4 build error;
 --check-docs: 0 the tables match, 1 one differs, 77 this tree lacks a stage the saved run
-measured (a partial student edition: nothing to check).
+measured (a partial student edition: nothing to check); --operations --check-docs: 0
+operations.md and the lessons' operations blocks match operations.csv and operations.json,
+1 one differs (one line each: for the page, its first differing line and the heading above
+it), 77 the saved run predates operations.json or lacks a stage or version this tree has.
 """
 import argparse
 import datetime
@@ -45,7 +64,7 @@ import pathlib
 import subprocess
 import sys
 
-from course import build, floors
+from course import build, describe, floors, operations_bench
 from course import registry as stage_registry
 from course.cli import Stop, run_main
 from course.gpu import (BIN, ROOT, Progress, answer_descriptions, build_first, machine,
@@ -62,8 +81,6 @@ BASE_STAGE = 7
 CAPSTONE_NUMBER = 14
 CAPSTONE = f"Stage {CAPSTONE_NUMBER}"  # the capstone's rows, as the harness names them
 BASELINES = ["bench_cub", "bench_read", "bench_launch", "bench_copy"]
-# bench_read's other kernels (its default, the last, is in BASELINES): rows "read v1", ...
-READ_VERSIONS = (1, 2)
 PAIRS = 5
 # What a run measured (the rest of a saved row is derived again when runs are merged).
 RAW_KEYS = ("name", "executable", "n", "block", "gpu_ms", "gbps", "relative_error", "match")
@@ -546,10 +563,7 @@ def rewrite_docs(path, check):
         print(f"bench.py: error: {path} does not exist; run scripts/bench.sh", file=sys.stderr)
         return 2
     saved = json.loads(path.read_text())
-    # The check runs under ctest, in a configured build: it reads that build's registry and
-    # never configures one (REDUCE_BUILD_DIR names the build where it is not build/).
-    reg = (stage_registry.load(build.build_dir(), "bench.py") if check
-           else registry("bench.py"))
+    reg = docs_registry(check)
     lacking = [n for n in measured_stages(saved) if reg.get(n) is None]
     if lacking:
         listed = ", ".join(f"{n:02d}" for n in lacking)
@@ -572,6 +586,81 @@ def rewrite_docs(path, check):
         return 1 if differed else 0
     print(f"README.md and the lessons' tables rewritten from {source}")
     return 0
+
+
+def docs_registry(check):
+    """The registry the docs are rewritten or checked against. The check runs under ctest,
+    in a configured build: it reads that build's registry and never configures one
+    (REDUCE_BUILD_DIR names the build where it is not build/)."""
+    return stage_registry.load(build.build_dir(), "bench.py") if check else registry("bench.py")
+
+
+def operation_stages(descriptions):
+    """{Stage: its --describe} of the stages that are not sums (15 to 17): what
+    --operations measures."""
+    return {stage: d for stage, d in descriptions.items() if d["operation"] != "sum"}
+
+
+def tree_operations(reg):
+    """{number: [version numbers]} of this tree's stages that --operations measures."""
+    built = {stage: stage.description() for stage in reg.stages if stage.built}
+    return {stage.number: [v for v, _ in describe.versions(d)]
+            for stage, d in operation_stages(built).items()}
+
+
+def rewrite_operations_docs(folder, check):
+    """operations.md and the lessons' operations blocks (between operations_bench.BEGIN and
+    END) from the run saved in `folder` (operations.csv, operations.json): one source for
+    every number. With check, changes nothing and exits 1 with one line per file that
+    differs (for the page, its first line that does), 77 (one line, ctest's skip) where the
+    saved run cannot be checked against this tree: it predates operations.json, or lacks a
+    stage or a version this tree has."""
+    saved_csv = folder / operations_bench.CSV_FILE
+    if not saved_csv.is_file():
+        print(f"bench.py: error: {shown(saved_csv)} does not exist; run scripts/bench.sh "
+              "--operations", file=sys.stderr)
+        return 2
+    reg = docs_registry(check)
+    try:
+        rows, run = operations_bench.load(folder)
+        operations_bench.check_covers(run, tree_operations(reg))
+    except operations_bench.Stale as why:
+        if check:
+            print(f"bench.py: the saved operations run ({shown(saved_csv)}) {why}: rerun "
+                  "scripts/bench.sh --operations on a GPU")
+            return 77
+        raise Stop(f"bench.py: error: the saved operations run ({shown(saved_csv)}) {why}, so "
+                   "nothing was rewritten: rerun scripts/bench.sh --operations on a GPU", 2)
+    meta = run["meta"]
+    source = (f"{shown(folder / operations_bench.JSON_FILE)} ({meta['device']}, {meta['date']}, "
+              f"commit {meta['commit']})")
+    differed = page_differs(folder / operations_bench.PAGE_FILE,
+                            operations_bench.page(rows, run), source, not check)
+    for number, text in operations_bench.lesson_blocks(rows, run).items():
+        stage = reg.get(number)
+        if stage and stage.lesson.is_file() and replace_block(
+                stage.lesson, text, not check, operations_bench.BEGIN, operations_bench.END):
+            differed.append(f"{shown(stage.lesson)}: its operations block differs from {source}")
+    if check:
+        for line in differed:
+            print(f"{line}; run scripts/bench.sh --operations --docs-only")
+        return 1 if differed else 0
+    print(f"{shown(folder / operations_bench.PAGE_FILE)} and the lessons' operations blocks "
+          f"rewritten from {source}")
+    return 0
+
+
+def page_differs(path, text, source, write):
+    """[one line saying where the page at `path` first differs from `text`], [] where it
+    does not; with write, puts `text` there."""
+    if not path.is_file():
+        line = f"{shown(path)} does not exist ({source} makes it)"
+    else:
+        where = operations_bench.first_difference(text, path.read_text())
+        line = f"{shown(path)}: {where} differs from {source}" if where else None
+    if line and write:
+        path.write_text(text)
+    return [line] if line else []
 
 
 def run_steps(out, block):
@@ -632,10 +721,15 @@ def parser():
                        "(the full sweep's sizes: docs/results, the README and the lessons)")
     found.add_argument("--docs-only", action="store_true",
                        help="rewrite the README's and the lessons' tables from docs/results/"
-                       "results.json; no GPU, nothing measured")
+                       "results.json (with --operations: operations.md and the lessons' "
+                       "operations blocks from operations.csv and .json); no GPU, nothing "
+                       "measured")
     found.add_argument("--check-docs", action="store_true",
                        help="exit 1 if a README or lesson table differs from results.json "
-                       "(77, skipped, where this tree lacks a stage it measured)")
+                       "(77, skipped, where this tree lacks a stage it measured); with "
+                       "--operations: operations.md and the lessons' operations blocks "
+                       "against operations.csv and .json (77 where that run predates "
+                       "operations.json or lacks a stage or version of this tree)")
     found.add_argument("--steps", action="store_true",
                        help="only stage 14's techniques one at a time: docs/results/"
                        "stage14_steps.md")
@@ -643,8 +737,9 @@ def parser():
                        help="only the lessons' experiments (every block size, the variants, "
                        "the -G build): docs/results/lessons.md")
     found.add_argument("--operations", action="store_true",
-                       help="only stages 15 to 17 (max, softmax, layer norm) against CUB's max "
-                       "and their floors: docs/results/operations.md")
+                       help="only stages 15 to 17 (max, softmax, layer norm) against CUB's max, "
+                       "the physical limit and the best read or copy: docs/results/"
+                       "operations.md")
     found.add_argument("--multi-gpu", action="store_true",
                        help="only stage 18 on 1 and 2 GPUs and the NCCL all-reduce: docs/"
                        "results/multi_gpu.md")
@@ -659,6 +754,8 @@ def bench_block(descriptions):
 
 def main(argv):
     args = parser().parse_args(argv)
+    if (args.docs_only or args.check_docs) and args.operations:
+        return rewrite_operations_docs(ROOT / "docs" / "results", check=args.check_docs)
     if args.docs_only or args.check_docs:
         return rewrite_docs(ROOT / "docs" / "results" / "results.json", check=args.check_docs)
     if args.merge:
@@ -682,9 +779,11 @@ def main(argv):
     if args.multi_gpu:
         return multi_gpu(descriptions, out, block)
     if args.operations:
-        others = {stage: d for stage, d in descriptions.items() if d["operation"] != "sum"}
-        return run_operations(others, metadata(False, None, block),
-                              out or ROOT / "docs" / "results")
+        folder = out or ROOT / "docs" / "results"
+        code = run_operations(operation_stages(descriptions), metadata(False, None, block), folder)
+        if out is None:  # the lessons quote the run saved in docs/results
+            rewrite_operations_docs(folder, check=False)
+        return code
     return sweep(args, sum_stages(descriptions), capstone_of(descriptions), block)
 
 
@@ -705,7 +804,7 @@ def sweep(args, stages, capstone, block):
     """The benchmark itself: every sum stage (`stages`, Stages) and the baselines at every
     size, then stage 14 (`capstone`) and CUB in alternated process pairs."""
     executables = ([(stage, ()) for stage in stages] + [(b, ()) for b in BASELINES]
-                   + [("bench_read", ("--version", v)) for v in READ_VERSIONS])
+                   + [("bench_read", ("--version", v)) for v in floors.READ_VERSIONS])
     unbuilt = missing([e for e, _ in executables] + ["bench_memory"])
     if unbuilt:
         raise Stop(f"bench.py: error: {', '.join(unbuilt)} not built; run scripts/bench.sh", 1)
