@@ -283,24 +283,11 @@ __global__ void __launch_bounds__(1024) softmax_block_on_chip(const float* in, f
 // pair is the merge of the parts' pairs (version 3's merge), and each block writes its
 // columns with it.
 
-// The columns of this block's part of row blockIdx.x / parts (none past the row's end).
-struct Part {
-  std::size_t row;
-  unsigned int begin;
-  unsigned int count;
-};
-
-__device__ Part part_of(unsigned int part, unsigned int parts, unsigned int cols,
-                        unsigned int chunk) {
-  const unsigned int begin = part * chunk;
-  return {blockIdx.x / parts, begin, begin < cols ? min(chunk, cols - begin) : 0u};
-}
-
 // Version 8, any GPU: the parts' pairs meet in global memory (work, two floats a part)
 // between two kernels, and the second reads the columns again.
 __global__ void softmax_part_pairs(const float* in, float* work, unsigned int cols,
                                    unsigned int chunk, unsigned int parts) {
-  const Part p = part_of(blockIdx.x % parts, parts, cols, chunk);
+  const reduce::RowPart p = reduce::row_part(blockIdx.x % parts, parts, cols, chunk);
   const float* x = in + p.row * cols + p.begin;
   Running mine{kLowest, 0.0f};
   for (unsigned int c = threadIdx.x; c < p.count; c += blockDim.x) {
@@ -315,7 +302,7 @@ __global__ void softmax_part_pairs(const float* in, float* work, unsigned int co
 
 __global__ void softmax_parts_write(const float* in, float* out, const float* work,
                                     unsigned int cols, unsigned int chunk, unsigned int parts) {
-  const Part p = part_of(blockIdx.x % parts, parts, cols, chunk);
+  const reduce::RowPart p = reduce::row_part(blockIdx.x % parts, parts, cols, chunk);
   const float* pairs = work + 2 * p.row * parts;
   Running whole{kLowest, 0.0f};
   for (unsigned int q = threadIdx.x; q < parts; q += blockDim.x) {
@@ -342,7 +329,7 @@ __global__ void __launch_bounds__(512) softmax_cluster_on_chip(const float* in, 
   namespace cg = cooperative_groups;
   cg::cluster_group cluster = cg::this_cluster();
   const unsigned int parts = cluster.num_blocks();
-  const Part p = part_of(cluster.block_rank(), parts, cols, chunk);
+  const reduce::RowPart p = reduce::row_part(cluster.block_rank(), parts, cols, chunk);
   reduce::HeldRow<kVec, kHeld> held(threadIdx.x, blockDim.x, p.count);
   held.load(in + p.row * cols + p.begin, kLowest);
   float top = kLowest;

@@ -63,6 +63,20 @@ struct HeldRow {
   }
 };
 
+// The columns one block takes of a row split over `parts` blocks of `chunk` columns: part
+// `part` of row blockIdx.x / parts, none past the row's end.
+struct RowPart {
+  std::size_t row;
+  unsigned int begin;
+  unsigned int count;
+};
+
+__device__ inline RowPart row_part(unsigned int part, unsigned int parts, unsigned int cols,
+                                   unsigned int chunk) {
+  const unsigned int begin = part * chunk;
+  return {blockIdx.x / parts, begin, begin < cols ? min(chunk, cols - begin) : 0u};
+}
+
 // Whether every row of a matrix at `in` and `out` starts 16-byte aligned (HeldRow<4, ...>).
 inline bool rows_take_vectors(const void* in, const void* out, std::size_t cols) {
   const auto aligned = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; };

@@ -233,24 +233,11 @@ __global__ void __launch_bounds__(1024) layer_norm_block_on_chip(
 // [p * chunk, (p + 1) * chunk) and finds their (count, mean, M2); the row's are Chan's
 // merge of the parts' (versions 4 and 5), and each block writes its columns with them.
 
-// The columns of this block's part of row blockIdx.x / parts (none past the row's end).
-struct Part {
-  std::size_t row;
-  unsigned int begin;
-  unsigned int count;
-};
-
-__device__ Part part_of(unsigned int part, unsigned int parts, unsigned int cols,
-                        unsigned int chunk) {
-  const unsigned int begin = part * chunk;
-  return {blockIdx.x / parts, begin, begin < cols ? min(chunk, cols - begin) : 0u};
-}
-
 // Version 9, any GPU: the parts' statistics meet in global memory (work, three floats a
 // part) between two kernels, and the second reads the columns again.
 __global__ void layer_norm_part_stats(const float* in, float* work, unsigned int cols,
                                       unsigned int chunk, unsigned int parts) {
-  const Part p = part_of(blockIdx.x % parts, parts, cols, chunk);
+  const reduce::RowPart p = reduce::row_part(blockIdx.x % parts, parts, cols, chunk);
   const float* x = in + p.row * cols + p.begin;
   Stats mine{0.0f, 0.0f, 0.0f};
   for (unsigned int c = threadIdx.x; c < p.count; c += blockDim.x) {
@@ -268,7 +255,7 @@ __global__ void layer_norm_part_stats(const float* in, float* work, unsigned int
 __global__ void layer_norm_parts_write(const float* in, float* out, const float* gamma,
                                        const float* beta, const float* work, unsigned int cols,
                                        unsigned int chunk, unsigned int parts) {
-  const Part p = part_of(blockIdx.x % parts, parts, cols, chunk);
+  const reduce::RowPart p = reduce::row_part(blockIdx.x % parts, parts, cols, chunk);
   const float* stats = work + 3 * p.row * parts;
   Stats whole{0.0f, 0.0f, 0.0f};
   for (unsigned int q = threadIdx.x; q < parts; q += blockDim.x) {
@@ -296,7 +283,7 @@ __global__ void __launch_bounds__(512) layer_norm_cluster_on_chip(
   namespace cg = cooperative_groups;
   cg::cluster_group cluster = cg::this_cluster();
   const unsigned int parts = cluster.num_blocks();
-  const Part p = part_of(cluster.block_rank(), parts, cols, chunk);
+  const reduce::RowPart p = reduce::row_part(cluster.block_rank(), parts, cols, chunk);
   reduce::HeldRow<kVec, kHeld> held(threadIdx.x, blockDim.x, p.count);
   held.load(in + p.row * cols + p.begin, 0.0f);
   float total = 0.0f;
