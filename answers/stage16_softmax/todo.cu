@@ -418,10 +418,9 @@ void warp_on_chip(const reduce::RowLaunch& run) {
 // Version 7: a block per row, the row in its threads' registers. The block grows past
 // run.block (up to 1024 threads) until each thread holds at most 8 values, so rows up to
 // 1024 x 32 = 32768 columns fit; a longer row goes to version 3.
-void block_on_chip(const reduce::RowLaunch& run) {
+void block_on_chip_from(const reduce::RowLaunch& run, unsigned int threads) {
   const bool vec = reduce::rows_take_vectors(run.in, run.out, run.cols);
   const int least = vec ? 4 : 1;
-  unsigned int threads = run.block;
   while (threads < 1024 && reduce::needed_per_thread(run.cols, threads, least) > 8) threads *= 2;
   const std::size_t held = reduce::needed_per_thread(run.cols, threads, least);
   const bool launched = reduce::launch_held(vec, held, [&]<int kVec, int kHeld>() {
@@ -432,6 +431,8 @@ void block_on_chip(const reduce::RowLaunch& run) {
   });
   if (!launched) block_online(run);
 }
+
+void block_on_chip(const reduce::RowLaunch& run) { block_on_chip_from(run, run.block); }
 
 // Version 8: parts of reduce::kSplitChunk columns or more, two kernels; a shorter row is
 // one part, version 3.
@@ -468,17 +469,22 @@ void cluster_on_chip(const reduce::RowLaunch& run) {
   cluster_on_chip_with(run, std::clamp(run.block, 128u, 512u));
 }
 
-// Version 10: version 6 up to 1024 columns, version 7 up to 32768, else version 9 with
-// blocks of 512 threads.
+// Version 10, from what an H100 measured (scripts/bench.sh --operations times every
+// version at every block): version 6 up to 512 columns (at 128, a block per row wastes
+// most of its threads); version 7 up to 32768, its block grown from one warp to the
+// fewest threads that hold 8 values each (at 1024 columns, 128 threads beat a warp per
+// row and bigger blocks); else version 9 with blocks of 512 threads.
+constexpr std::size_t kWarpRowsOnChipUpTo = 512;
 void on_chip_by_row_length(const reduce::RowLaunch& run) {
-  if (run.cols <= kWarpSize * reduce::kMostHeld) {
+  if (run.cols <= kWarpRowsOnChipUpTo) {
     warp_on_chip(run);
   } else if (run.cols <= 1024 * reduce::kMostHeld) {
-    block_on_chip(run);
+    block_on_chip_from(run, kWarpSize);
   } else {
     cluster_on_chip_with(run, 512);
   }
 }
+
 // What the lesson measured on the H100: up to 1024 columns a warp per row with three
 // passes is fastest (its second and third reads of a 4 KB row come from the cache, so one
 // pass less saves little, and a warp per row wastes no threads on a short row); at 32768
@@ -505,7 +511,7 @@ constexpr reduce::StageVersion kVersions[] = {
      split_through_memory},
     {"the row split over a cluster of blocks, held on chip (sm_90 on; else version 8)", nullptr,
      cluster_on_chip},
-    {"version 6 up to 1024 columns, version 7 up to 32768, else version 9", nullptr,
+    {"version 6 up to 512 columns, version 7 up to 32768, else version 9", nullptr,
      on_chip_by_row_length},
 };
 

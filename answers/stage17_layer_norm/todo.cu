@@ -418,10 +418,9 @@ void warp_on_chip(const reduce::RowLaunch& run) {
 // Version 8: a block per row in its threads' registers; the block grows past run.block (to
 // 1024 threads at most) until each thread holds at most 8 values, so rows up to 32768
 // columns fit; longer: version 4.
-void block_on_chip(const reduce::RowLaunch& run) {
+void block_on_chip_from(const reduce::RowLaunch& run, unsigned int threads) {
   const bool vec = reduce::rows_take_vectors(run.in, run.out, run.cols);
   const int least = vec ? 4 : 1;
-  unsigned int threads = run.block;
   while (threads < 1024 && reduce::needed_per_thread(run.cols, threads, least) > 8) threads *= 2;
   const std::size_t held = reduce::needed_per_thread(run.cols, threads, least);
   const bool launched = reduce::launch_held(vec, held, [&]<int kVec, int kHeld>() {
@@ -432,6 +431,8 @@ void block_on_chip(const reduce::RowLaunch& run) {
   });
   if (!launched) launch_rows<BlockRow, kWelford>(run);
 }
+
+void block_on_chip(const reduce::RowLaunch& run) { block_on_chip_from(run, run.block); }
 
 // Version 9: parts of reduce::kSplitChunk columns or more, two kernels; a shorter row is
 // one part, version 4.
@@ -469,13 +470,17 @@ void cluster_on_chip(const reduce::RowLaunch& run) {
   cluster_on_chip_with(run, std::clamp(run.block, 128u, 512u));
 }
 
-// Version 11: version 7 up to 1024 columns, version 8 up to 32768, else version 10 with
-// blocks of 512 threads.
+// Version 11, from what an H100 measured (scripts/bench.sh --operations times every
+// version at every block): version 7 up to 512 columns (at 128, a block per row wastes
+// most of its threads); version 8 up to 32768, its block grown from one warp to the
+// fewest threads that hold 8 values each (at 1024 columns, 128 threads beat a warp per
+// row and bigger blocks); else version 10 with blocks of 512 threads.
+constexpr std::size_t kWarpRowsOnChipUpTo = 512;
 void on_chip_by_row_length(const reduce::RowLaunch& run) {
-  if (run.cols <= kWarpSize * reduce::kMostHeld) {
+  if (run.cols <= kWarpRowsOnChipUpTo) {
     warp_on_chip(run);
   } else if (run.cols <= 1024 * reduce::kMostHeld) {
-    block_on_chip(run);
+    block_on_chip_from(run, kWarpSize);
   } else {
     cluster_on_chip_with(run, 512);
   }
@@ -494,7 +499,7 @@ constexpr reduce::StageVersion kVersions[] = {
      nullptr, split_through_memory},
     {"the row split over a cluster of blocks, held on chip (sm_90 on; else version 9)", nullptr,
      cluster_on_chip},
-    {"version 7 up to 1024 columns, version 8 up to 32768, else version 10", nullptr,
+    {"version 7 up to 512 columns, version 8 up to 32768, else version 10", nullptr,
      on_chip_by_row_length},
 };
 
