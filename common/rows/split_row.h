@@ -71,14 +71,16 @@ struct ClusterShape {
   std::size_t held = 0;
 };
 
-// The fewest parts (up to 8, the cluster size every sm_90 GPU takes) that hold the row
-// with at most 16 values a thread, else 8 parts with up to kMostHeld. Where vec, every
-// part starts 16-byte aligned (chunk a multiple of 4).
+// The fewest parts (up to most_parts; 8 is the cluster size every sm_90 GPU takes, 16 needs
+// the non-portable opt-in launch_clusters makes) that hold the row with at most 16 values a
+// thread, else most_parts with up to kMostHeld. Where vec, every part starts 16-byte
+// aligned (chunk a multiple of 4).
 constexpr unsigned int kMostParts = 8;
-inline ClusterShape cluster_shape(std::size_t cols, unsigned int threads, bool vec) {
+inline ClusterShape cluster_shape(std::size_t cols, unsigned int threads, bool vec,
+                                  unsigned int most_parts = kMostParts) {
   const int least = vec ? 4 : 1;
   ClusterShape shape{};
-  for (unsigned int parts = 2; parts <= kMostParts; parts *= 2) {
+  for (unsigned int parts = 2; parts <= most_parts; parts *= 2) {
     std::size_t chunk = (cols + parts - 1) / parts;
     chunk = (chunk + least - 1) / least * least;
     shape = {parts, threads, static_cast<unsigned int>(chunk),
@@ -104,6 +106,9 @@ void launch_clusters(void (*kernel)(Params...), std::size_t rows, const ClusterS
   cluster.val.clusterDim.z = 1;
   config.attrs = &cluster;
   config.numAttrs = 1;
+  if (shape.parts > kMostParts) {
+    CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+  }
   CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, args...));
 }
 
