@@ -193,11 +193,13 @@ class Rank {
   void open_communicator();
   void wait_for_nccl(const std::string& call, Clock::time_point deadline);
   float sum_once(GpuScratch& gpu, const GpuPart& part, double* ms);
+  void line_up(cudaStream_t stream);
   std::string check_line(float total, const Reference& ref) const;
 
   const RankOptions& opt_;
   const std::string& dir_;
   const int rank_;
+  DeviceBuffer<float> lineup_;  // line_up's one float, on this rank's GPU (made in run())
   const std::chrono::seconds timeout_;
   ncclComm_t comm_ = nullptr;
 };
@@ -255,10 +257,23 @@ void Rank::open_communicator() {
                 deadline);
 }
 
+// The ranks reach a run at different times: each learns that the last run ended by
+// polling its own event every kPoll, and each flushes its own L2. A rank whose start event
+// fired first would time its wait for the others inside the all-reduce, and rank 0 reports
+// its own times. A one-float all-reduce ends on every GPU at about the same moment, so a
+// start event recorded behind it on the stream starts every rank's run together.
+void Rank::line_up(cudaStream_t stream) {
+  const ncclResult_t started = ncclAllReduce(lineup_.get(), lineup_.get(), 1, ncclFloat, ncclSum,
+                                             comm_, stream);
+  if (started != ncclInProgress) NCCL_CHECK(started);
+  wait_for_nccl("ncclAllReduce (lining the ranks up) to be enqueued", Clock::now() + timeout_);
+}
+
 // One run: the shard's sum, the all-reduce, and the time between two events around both.
 float Rank::sum_once(GpuScratch& gpu, const GpuPart& part, double* ms) {
   CudaEvent start, stop;
   CUDA_CHECK(cudaMemsetAsync(gpu.results.get(), 0xFF, gpu.results.bytes(), gpu.stream));
+  line_up(gpu.stream);
   CUDA_CHECK(cudaEventRecord(start.get(), gpu.stream));
   sum_shard(part, opt_.common.block);
   const ncclResult_t started = ncclAllReduce(part.shard_sum, part.total, 1, ncclFloat, ncclSum,
@@ -310,6 +325,8 @@ int Rank::run() {
   // Stage 18's own shard rule, so that both forms cut the input the same way.
   const Shard shard = stage_plan().multi_gpu->shard_of(opt_.common.n, opt_.ranks, rank_);
   GpuScratch gpu;
+  lineup_ = DeviceBuffer<float>(1);
+  CUDA_CHECK(cudaMemset(lineup_.get(), 0, lineup_.bytes()));
   DeviceBuffer<float> shard_copy(std::max<std::size_t>(shard.count, 1));  // a real pointer if empty
   CUDA_CHECK(cudaMemcpy(shard_copy.get(), input.data() + shard.begin, shard.count * sizeof(float),
                         cudaMemcpyHostToDevice));
