@@ -48,10 +48,13 @@ bool launch_held(bool vec, std::size_t held, Launch&& launch) {
 
 // A row split through memory (any GPU): parts of at least kSplitChunk columns, so that
 // row_work_floats (room for 4 floats per 256 columns) holds every part's result; a row of
-// fewer columns is one part.
+// fewer columns is one part. At most kMostSplitParts: every block of a row merges all of
+// the row's parts, so a row of 2^30 columns in 8192-column parts would have each of its
+// 131072 blocks read 131072 pairs.
 constexpr std::size_t kSplitChunk = 8192;
+constexpr std::size_t kMostSplitParts = 1024;
 inline std::size_t split_parts(std::size_t cols) {
-  return std::max<std::size_t>(1, cols / kSplitChunk);
+  return std::clamp<std::size_t>(cols / kSplitChunk, 1, kMostSplitParts);
 }
 
 inline bool has_clusters() {
