@@ -401,15 +401,10 @@ void warp_online(const reduce::RowLaunch& run) {
 // Version 6: a warp per row, the row in its registers: rows up to 32 x 32 = 1024 columns,
 // in blocks of at most 512 threads. A longer row goes to version 4.
 void warp_on_chip(const reduce::RowLaunch& run) {
-  const bool vec = reduce::rows_take_vectors(run.in, run.out, run.cols);
-  const unsigned int threads = std::min(run.block, 512u);
-  const std::size_t grid = (run.rows + threads / kWarpSize - 1) / (threads / kWarpSize);
-  const std::size_t held = reduce::needed_per_thread(run.cols, kWarpSize, vec ? 4 : 1);
-  const bool launched = reduce::launch_held(vec, held, [&]<int kVec, int kHeld>() {
-    softmax_warp_on_chip<kVec, kHeld><<<static_cast<unsigned int>(grid), threads, 0,
-                                        run.stream>>>(run.in, run.out,
-                                                      static_cast<unsigned int>(run.rows),
-                                                      static_cast<unsigned int>(run.cols));
+  const reduce::HeldLaunch at = reduce::warp_per_row(run);
+  const bool launched = reduce::launch_held(at.vec, at.held, [&]<int kVec, int kHeld>() {
+    softmax_warp_on_chip<kVec, kHeld><<<at.grid, at.threads, 0, run.stream>>>(
+        run.in, run.out, static_cast<unsigned int>(run.rows), static_cast<unsigned int>(run.cols));
     reduce::check_launch("softmax_warp_on_chip", __FILE__, __LINE__);
   });
   if (!launched) warp_online(run);
@@ -419,14 +414,10 @@ void warp_on_chip(const reduce::RowLaunch& run) {
 // run.block (up to 1024 threads) until each thread holds at most 8 values, so rows up to
 // 1024 x 32 = 32768 columns fit; a longer row goes to version 3.
 void block_on_chip_from(const reduce::RowLaunch& run, unsigned int threads) {
-  const bool vec = reduce::rows_take_vectors(run.in, run.out, run.cols);
-  const int least = vec ? 4 : 1;
-  while (threads < 1024 && reduce::needed_per_thread(run.cols, threads, least) > 8) threads *= 2;
-  const std::size_t held = reduce::needed_per_thread(run.cols, threads, least);
-  const bool launched = reduce::launch_held(vec, held, [&]<int kVec, int kHeld>() {
-    softmax_block_on_chip<kVec, kHeld><<<static_cast<unsigned int>(run.rows), threads, 0,
-                                         run.stream>>>(run.in, run.out,
-                                                       static_cast<unsigned int>(run.cols));
+  const reduce::HeldLaunch at = reduce::block_per_row(run, threads);
+  const bool launched = reduce::launch_held(at.vec, at.held, [&]<int kVec, int kHeld>() {
+    softmax_block_on_chip<kVec, kHeld><<<at.grid, at.threads, 0, run.stream>>>(
+        run.in, run.out, static_cast<unsigned int>(run.cols));
     reduce::check_launch("softmax_block_on_chip", __FILE__, __LINE__);
   });
   if (!launched) block_online(run);
@@ -437,16 +428,13 @@ void block_on_chip(const reduce::RowLaunch& run) { block_on_chip_from(run, run.b
 // Version 8: parts of reduce::kSplitChunk columns or more, two kernels; a shorter row is
 // one part, version 3.
 void split_through_memory(const reduce::RowLaunch& run) {
-  const std::size_t parts = reduce::split_parts(run.cols);
-  if (parts == 1) return block_online(run);  // one part: a block per row, nothing to hand over
-  const auto chunk = static_cast<unsigned int>((run.cols + parts - 1) / parts);
-  const auto grid = static_cast<unsigned int>(run.rows * parts);
-  const auto cols = static_cast<unsigned int>(run.cols);
-  const auto p = static_cast<unsigned int>(parts);
-  softmax_part_pairs<<<grid, run.block, 0, run.stream>>>(run.in, run.work, cols, chunk, p);
+  const reduce::SplitLaunch s = reduce::split_launch(run);
+  if (s.parts == 1) return block_online(run);  // one part: a block per row, nothing to hand over
+  softmax_part_pairs<<<s.grid, run.block, 0, run.stream>>>(run.in, run.work, s.cols, s.chunk,
+                                                            s.parts);
   reduce::check_launch("softmax_part_pairs", __FILE__, __LINE__);
-  softmax_parts_write<<<grid, run.block, 0, run.stream>>>(run.in, run.out, run.work, cols, chunk,
-                                                          p);
+  softmax_parts_write<<<s.grid, run.block, 0, run.stream>>>(run.in, run.out, run.work, s.cols,
+                                                             s.chunk, s.parts);
   reduce::check_launch("softmax_parts_write", __FILE__, __LINE__);
 }
 
@@ -469,20 +457,10 @@ void cluster_on_chip(const reduce::RowLaunch& run) {
   cluster_on_chip_with(run, std::clamp(run.block, 128u, 512u));
 }
 
-// Version 10, from what an H100 measured (scripts/bench.sh --operations times every
-// version at every block): version 6 up to 512 columns (at 128, a block per row wastes
-// most of its threads); version 7 up to 32768, its block grown from one warp to the
-// fewest threads that hold 8 values each (at 1024 columns, 128 threads beat a warp per
-// row and bigger blocks); else version 9 with blocks of 512 threads.
-constexpr std::size_t kWarpRowsOnChipUpTo = 512;
+// Version 10: versions 6, 7 and 9 by row length (reduce::held_by_row_length says where
+// each takes over and why).
 void on_chip_by_row_length(const reduce::RowLaunch& run) {
-  if (run.cols <= kWarpRowsOnChipUpTo) {
-    warp_on_chip(run);
-  } else if (run.cols <= 1024 * reduce::kMostHeld) {
-    block_on_chip_from(run, kWarpSize);
-  } else {
-    cluster_on_chip_with(run, 512);
-  }
+  reduce::held_by_row_length(run, warp_on_chip, block_on_chip_from, cluster_on_chip_with);
 }
 
 // What the lesson measured on the H100: up to 1024 columns a warp per row with three

@@ -9,6 +9,8 @@
 #include <cstddef>
 
 #include "common/cuda_check.h"
+#include "common/rows/held_row.h"
+#include "common/stage.h"
 
 namespace reduce {
 
@@ -46,6 +48,37 @@ bool launch_held(bool vec, std::size_t held, Launch&& launch) {
   }
 }
 
+// How a kernel that holds its rows is launched: 16-byte accesses or single floats (vec),
+// values a thread (held, for launch_held), blocks and their threads.
+struct HeldLaunch {
+  bool vec;
+  std::size_t held;
+  unsigned int grid;
+  unsigned int threads;
+};
+
+constexpr unsigned int kLanes = 32;  // a warp's threads
+
+// A warp per row: blocks of run.block threads, but at most 512, so that 32 values a lane
+// and the rest of a lane's work stay in registers; rows up to 32 x kMostHeld columns.
+inline HeldLaunch warp_per_row(const RowLaunch& run) {
+  const bool vec = rows_take_vectors(run.in, run.out, run.cols);
+  const unsigned int threads = std::min(run.block, 512u);
+  const std::size_t rows_per_block = threads / kLanes;
+  return {vec, needed_per_thread(run.cols, kLanes, vec ? 4 : 1),
+          static_cast<unsigned int>((run.rows + rows_per_block - 1) / rows_per_block), threads};
+}
+
+// A block per row: from `threads`, doubled (to 1024 at most) until each thread holds at
+// most 8 values, so rows up to 1024 x kMostHeld columns fit.
+inline HeldLaunch block_per_row(const RowLaunch& run, unsigned int threads) {
+  const bool vec = rows_take_vectors(run.in, run.out, run.cols);
+  const int least = vec ? 4 : 1;
+  while (threads < 1024 && needed_per_thread(run.cols, threads, least) > 8) threads *= 2;
+  return {vec, needed_per_thread(run.cols, threads, least), static_cast<unsigned int>(run.rows),
+          threads};
+}
+
 // A row split through memory (any GPU): parts of at least kSplitChunk columns, so that
 // row_work_floats (room for 4 floats per 256 columns) holds every part's result; a row of
 // fewer columns is one part. At most kMostSplitParts: every block of a row merges all of
@@ -55,6 +88,22 @@ constexpr std::size_t kSplitChunk = 8192;
 constexpr std::size_t kMostSplitParts = 1024;
 inline std::size_t split_parts(std::size_t cols) {
   return std::clamp<std::size_t>(cols / kSplitChunk, 1, kMostSplitParts);
+}
+
+// The grid of a row split through memory: run.rows x parts blocks, each taking `chunk`
+// columns of its row (parts 1: the row is not split).
+struct SplitLaunch {
+  unsigned int parts;
+  unsigned int chunk;
+  unsigned int grid;
+  unsigned int cols;
+};
+
+inline SplitLaunch split_launch(const RowLaunch& run) {
+  const std::size_t parts = split_parts(run.cols);
+  return {static_cast<unsigned int>(parts),
+          static_cast<unsigned int>((run.cols + parts - 1) / parts),
+          static_cast<unsigned int>(run.rows * parts), static_cast<unsigned int>(run.cols)};
 }
 
 inline bool has_clusters() {
@@ -135,6 +184,24 @@ template <auto Kernel>
 bool clusters_take(const ClusterShape& shape, std::size_t rows) {
   return shape.held != 0 && rows * shape.parts <= 0x7fffffffu && has_clusters() &&
          built_for_clusters<Kernel>();
+}
+
+// The default row version of stages 16 and 17, from what an H100 measured
+// (scripts/bench.sh --operations times every version at every block): a warp per row up to
+// 512 columns (at 128, a block per row wastes most of its threads); a block per row up to
+// 1024 x kMostHeld columns, grown from one warp to the fewest threads that hold 8 values
+// each (at 1024 columns, 128 threads beat a warp per row and bigger blocks); longer rows
+// over a cluster of blocks of 512 threads. Each stage passes its own launchers.
+constexpr std::size_t kWarpRowsOnChipUpTo = 512;
+template <typename Warp, typename Block, typename Cluster>
+void held_by_row_length(const RowLaunch& run, Warp&& warp, Block&& block, Cluster&& cluster) {
+  if (run.cols <= kWarpRowsOnChipUpTo) {
+    warp(run);
+  } else if (run.cols <= 1024 * kMostHeld) {
+    block(run, kLanes);
+  } else {
+    cluster(run, 512u);
+  }
 }
 
 }  // namespace reduce
