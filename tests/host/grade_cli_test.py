@@ -572,7 +572,9 @@ class Progress(unittest.TestCase):
 
 
 class GpuLockOrder(unittest.TestCase):
-    """A waiting performance measurement is not starved by sharers that come after it."""
+    """A performance measurement takes a gap in the checks, or, once enough of them wait or
+    one has waited too long, goes before sharers that come after it, with the others
+    waiting beside it."""
 
     def holder_then_measurement(self, lock, order, holder):
         """Starts a sharer named `holder` that keeps its share until the returned event is
@@ -607,8 +609,8 @@ class GpuLockOrder(unittest.TestCase):
         thread.start()
         return thread
 
-    def test_a_waiting_measurement_goes_before_later_sharers(self):
-        lock, order = grading.GpuLock(2), []
+    def test_a_due_measurement_goes_before_later_sharers(self):
+        lock, order = grading.GpuLock(2, batch=1), []
         threads, release = self.holder_then_measurement(lock, order, "early")
         threads += [self.sharer(lock, order, f"late{i}") for i in range(3)]
         time.sleep(0.1)
@@ -619,11 +621,59 @@ class GpuLockOrder(unittest.TestCase):
         self.assertEqual(order[:2], ["early", "alone"])
         self.assertEqual(sorted(order[2:]), ["late0", "late1", "late2"])
 
+    def test_a_measurement_not_yet_due_waits_for_a_gap(self):
+        """One waiting measurement does not drain the GPU: later sharers go in beside the
+        running one; the measurement goes once none is running or waiting."""
+        lock, order = grading.GpuLock(2, batch=3, longest_wait=60), []
+        threads, release = self.holder_then_measurement(lock, order, "early")
+        for i in range(3):
+            late = self.sharer(lock, order, f"late{i}")
+            late.join(5)
+            threads.append(late)
+        self.assertEqual(order, ["early", "late0", "late1", "late2"])
+        release.set()
+        for thread in threads:
+            thread.join(5)
+        self.assertEqual(order[-1], "alone")
+
+    def test_a_measurement_that_waited_too_long_goes_before_later_sharers(self):
+        lock, order = grading.GpuLock(2, batch=3, longest_wait=0.2), []
+        threads, release = self.holder_then_measurement(lock, order, "early")
+        time.sleep(0.4)
+        threads.append(self.sharer(lock, order, "late"))
+        time.sleep(0.2)
+        self.assertEqual(order, ["early"])  # the late sharer waits behind the measurement
+        release.set()
+        for thread in threads:
+            thread.join(5)
+        self.assertEqual(order, ["early", "alone", "late"])
+
+    def test_a_full_batch_runs_before_later_sharers(self):
+        """Once `batch` measurements wait, one drain serves them all, back to back."""
+        lock, order = grading.GpuLock(3, batch=2, longest_wait=60), []
+        threads, release = self.holder_then_measurement(lock, order, "early")
+
+        def measure():
+            with lock.alone():
+                order.append("alone")
+        threads.append(threading.Thread(target=measure))
+        threads[-1].start()
+        while lock.waiting_alone < 2:
+            time.sleep(0.01)
+        threads += [self.sharer(lock, order, f"late{i}") for i in range(2)]
+        time.sleep(0.2)
+        self.assertEqual(order, ["early"])
+        release.set()
+        for thread in threads:
+            thread.join(5)
+        self.assertEqual(order[:3], ["early", "alone", "alone"])
+        self.assertEqual(sorted(order[3:]), ["late0", "late1"])
+
     def test_a_stuck_sharer_lets_later_sharers_in(self):
         """A share held past the lock's patience (a hung kernel) does not stop every other
         check: later sharers get in while the measurement waits for it; once it ends, the
         measurement goes as soon as they are done."""
-        lock, order = grading.GpuLock(3, patience=0.2), []
+        lock, order = grading.GpuLock(3, patience=0.2, batch=1), []
         threads, release = self.holder_then_measurement(lock, order, "stuck")
         threads.append(self.sharer(lock, order, "late"))
         time.sleep(0.1)

@@ -19,27 +19,54 @@ NO_NCCL = "not graded: no NCCL"
 # A correctness process running longer than this is most likely a hung kernel waiting for its
 # time limit; if it is only a long suite, letting others in beside it costs nothing (GpuLock).
 STUCK_AFTER_S = 60
+# Measurements wait for a gap in the checks until this many are waiting or one has waited
+# this long; then no new check starts until every waiting measurement has run (GpuLock).
+MEASUREMENT_BATCH = 6
+LONGEST_MEASUREMENT_WAIT_S = 60
 
 
 class GpuLock:
     """Correctness runs share the GPU (a few processes at a time); a performance measurement
-    has it alone, so that no other student's kernel runs between its rounds. A measurement
-    that is waiting goes first: no new sharer starts until it has run, else a steady stream
-    of sharers keeps it (and the student's result) waiting for minutes. Each correctness
-    process holds its own share (gpu_runner), so a measurement waits for the processes
-    running when it asked, not for those students' whole checks. While one of those has run
-    past `patience` (a kernel that never ends, until its time limit kills it), the
-    measurement could not run anyway, so new sharers are let in meanwhile instead of the
-    whole class waiting for that one limit."""
+    has it alone, so that no other student's kernel runs between its rounds. Handing the GPU
+    to a measurement costs a drain: no new check may start until the running ones end, and
+    a check process runs for seconds. So a measurement goes at once only where the GPU is
+    free anyway (nothing running, no check waiting); otherwise measurements gather until
+    `batch` of them wait or the first has waited `longest_wait` seconds, and then one drain
+    serves them all: no new sharer starts until every waiting measurement has run. (Handing
+    over for each measurement drained the GPU some 50 times a class, and never handing over
+    let a steady stream of sharers keep students, and the builds behind them, waiting.) Each
+    correctness process holds its own share (gpu_runner), so a drain waits for the processes
+    running, not for those students' whole checks. While one of those has run past
+    `patience` (a kernel that never ends, until its time limit kills it), the measurements
+    could not run anyway, so new sharers are let in meanwhile instead of the whole class
+    waiting for that one limit."""
 
-    def __init__(self, sharers, patience=STUCK_AFTER_S):
+    def __init__(self, sharers, patience=STUCK_AFTER_S, batch=MEASUREMENT_BATCH,
+                 longest_wait=LONGEST_MEASUREMENT_WAIT_S):
         self.condition, self.sharers, self.patience = threading.Condition(), sharers, patience
-        self.inside, self.exclusive, self.waiting_alone = 0, False, 0
+        self.batch, self.longest_wait = batch, longest_wait
+        self.inside, self.exclusive, self.waiting_shared = 0, False, 0
+        self.draining = False  # measurements first, until none waits
         self.started = {}  # each running share's time.monotonic() at its start
+        self.asked = {}  # each waiting measurement's time.monotonic() when it asked
+
+    @property
+    def waiting_alone(self):
+        return len(self.asked)
 
     def stuck(self):
         now = time.monotonic()
         return any(now - start > self.patience for start in self.started.values())
+
+    def measurements_first(self):
+        """Whether the waiting measurements go before new sharers (called with the
+        condition held)."""
+        if not self.asked:
+            self.draining = False
+        elif (len(self.asked) >= self.batch
+              or time.monotonic() - min(self.asked.values()) > self.longest_wait):
+            self.draining = True
+        return self.draining
 
     def shared(self):
         return _Hold(self, False)
@@ -54,17 +81,21 @@ class _Hold:
 
     def __enter__(self):
         lock = self.lock
+        # Polled as well as notified: a wait or a running share turns long with time alone.
         with lock.condition:
             if self.alone:
-                lock.waiting_alone += 1
-                lock.condition.wait_for(lambda: not lock.exclusive and lock.inside == 0)
-                lock.waiting_alone -= 1
+                lock.asked[self] = time.monotonic()
+                while not (not lock.exclusive and lock.inside == 0
+                           and (not lock.waiting_shared or lock.measurements_first())):
+                    lock.condition.wait(timeout=1.0)
+                del lock.asked[self]
                 lock.exclusive = True
             else:
-                # Polled as well as notified: a running share turns stuck with time alone.
+                lock.waiting_shared += 1
                 while not (not lock.exclusive and lock.inside < lock.sharers
-                           and (not lock.waiting_alone or lock.stuck())):
+                           and (not lock.measurements_first() or lock.stuck())):
                     lock.condition.wait(timeout=1.0)
+                lock.waiting_shared -= 1
                 lock.inside += 1
                 lock.started[self] = time.monotonic()
 
