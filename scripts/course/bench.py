@@ -40,8 +40,9 @@ A lesson without a pair of markers is left alone.
     scripts/bench.sh --sizes 20-24   (some sizes only; README and lessons left alone)
     scripts/bench.sh --docs-only     (rewrite README and lesson tables from results.json;
                                       no build, no GPU)
-    scripts/bench.sh --operations --docs-only   (operations.md and the lessons' operations
-                                      blocks from operations.csv and .json; no GPU)
+    scripts/bench.sh --operations --docs-only   (operations.md and the operations blocks of
+                                      the lessons and details pages from operations.csv
+                                      and .json; no GPU)
     scripts/bench.sh --steps         (stage 14's techniques one at a time: stage14_steps.md)
     scripts/bench.sh --lessons       (block sizes and the lessons' variants: lessons.md)
     scripts/bench.sh --operations    (stages 15 to 17 against the limit, the best read or
@@ -53,7 +54,8 @@ scripts/bench.sh runs `python3 -m course.bench --build-first`; `python3 -m cours
 Exit code: 0 every run verified, 1 some did not, 3 no CUDA device, 4 build error;
 --check-docs: 0 the tables match, 1 one differs, 77 this tree lacks a stage the saved run
 measured (a partial student edition: nothing to check); --operations --check-docs: 0
-operations.md and the lessons' operations blocks match operations.csv and operations.json,
+operations.md and the operations blocks of the lessons and details pages match
+operations.csv and operations.json,
 1 one differs (one line each: for the page, its first differing line and the heading above
 it), 77 the saved run predates operations.json or lacks a stage or version this tree has.
 """
@@ -609,7 +611,7 @@ def tree_operations(reg):
 
 
 def rewrite_operations_docs(folder, check):
-    """operations.md and the lessons' operations blocks (between operations_bench.BEGIN and
+    """operations.md and the operations blocks of the lessons and the details pages (between operations_bench.BEGIN and
     END) from the run saved in `folder` (operations.csv, operations.json): one source for
     every number. With check, changes nothing and exits 1 with one line per file that
     differs (for the page, its first line that does), 77 (one line, ctest's skip) where the
@@ -636,17 +638,21 @@ def rewrite_operations_docs(folder, check):
               f"commit {meta['commit']})")
     differed = page_differs(folder / operations_bench.PAGE_FILE,
                             operations_bench.page(rows, run), source, not check)
-    for number, text in operations_bench.lesson_blocks(rows, run).items():
-        stage = reg.get(number)
-        if stage and stage.lesson.is_file() and replace_block(
-                stage.lesson, text, not check, operations_bench.BEGIN, operations_bench.END):
-            differed.append(f"{shown(stage.lesson)}: its operations block differs from {source}")
+    pages = [(operations_bench.lesson_blocks(rows, run), lambda stage: stage.lesson),
+             (operations_bench.details_blocks(rows, run), lambda stage: stage.details)]
+    for blocks, page_of in pages:
+        for number, text in blocks.items():
+            stage = reg.get(number)
+            path = page_of(stage) if stage else None
+            if path and path.is_file() and replace_block(
+                    path, text, not check, operations_bench.BEGIN, operations_bench.END):
+                differed.append(f"{shown(path)}: its operations block differs from {source}")
     if check:
         for line in differed:
             print(f"{line}; run scripts/bench.sh --operations --docs-only")
         return 1 if differed else 0
-    print(f"{shown(folder / operations_bench.PAGE_FILE)} and the lessons' operations blocks "
-          f"rewritten from {source}")
+    print(f"{shown(folder / operations_bench.PAGE_FILE)} and the operations blocks of the "
+          f"lessons and details pages rewritten from {source}")
     return 0
 
 
@@ -727,7 +733,7 @@ def parser():
     found.add_argument("--check-docs", action="store_true",
                        help="exit 1 if a README or lesson table differs from results.json "
                        "(77, skipped, where this tree lacks a stage it measured); with "
-                       "--operations: operations.md and the lessons' operations blocks "
+                       "--operations: operations.md and the lessons' and details pages' operations blocks "
                        "against operations.csv and .json (77 where that run predates "
                        "operations.json or lacks a stage or version of this tree)")
     found.add_argument("--steps", action="store_true",

@@ -523,6 +523,72 @@ def lesson_blocks(rows, run):
     return {number: "\n".join([BEGIN, *lines, END]) for number, lines in blocks.items()}
 
 
+# ------------------------------------------------------------- the details pages' blocks
+def max_details_block(rows, run):
+    """Every version of the max at every block (n = 2^24), then the lesson's table."""
+    blocks = Blocks(max_stage(run))
+    ref = max_figures(rows, run)[1].get(MAX_MAIN_N, {})
+    limit, read = ref.get("limit_ms"), ref.get("best_read_ms")
+    lines = [lesson_head(run, "4n 바이트") + f" n = 2^24의 물리 한계 {us(limit)} us, 최선의 "
+             f"읽기(`bench_read`의 가장 빠른 커널) {us(read)} us. GPU 시간(us), 굵은 칸은 그 "
+             "버전의 가장 빠른 블록.", "",
+             "| 버전 | " + " | ".join(f"블록 {b}" for b in blocks.all)
+             + " | 최선 / 물리 한계 | 최선 / 최선의 읽기 |",
+             "|---|" + "---|" * (len(blocks.all) + 2)]
+    for version, technique in describe.versions(max_stage(run)):
+        cells = {r["block"]: r for r in rows if r["part"] == "max versions"
+                 and r["version"] == version}
+        best = min(cells.values(), key=lambda r: r["gpu_ms"])
+        shown = [us(cells[b]["gpu_ms"]) + mark(cells[b]) for b in blocks.all]
+        shown = [f"**{t}**" if cells[b] is best else t for t, b in zip(shown, blocks.all)]
+        lines.append(f"| {version} {technique} | " + " | ".join(shown)
+                     + f" | {times(best['gpu_ms'], limit, '배')} "
+                     f"| {times(best['gpu_ms'], read, '배')} |")
+    return lines + ["", "기본 버전과 CUB의 최댓값(`cub::DeviceReduce::Max`):", "",
+                    *max_lesson_block(rows, run)[2:]]
+
+
+def row_details_block(rows, run, stage):
+    """Every version but the default at every block and shape, each shape's references
+    in its first cell."""
+    blocks = Blocks(max_stage(run))
+    executable = stage["target"]
+    refs = row_references(rows, run)
+    wrong = wrong_versions(rows, executable)
+    lines = [lesson_head(run, "행렬을 한 번 읽고 한 번 쓰는 바이트") + " 복사: 같은 수의 float를 "
+             "`bench_copy`로 복사한 시간. GPU 시간(us), 굵은 칸은 그 모양에서 가장 빠른 칸(10^4 + "
+             "잡음의 행에서도 맞는 버전 가운데). 기본 버전은 이 가운데 하나를 행 길이로 고릅니다.", "",
+             "| 모양 (한계 / 복사, us) | 버전 | " + " | ".join(f"블록 {b}" for b in blocks.rows)
+             + " |", "|---|---|" + "---|" * len(blocks.rows)]
+    for r_count, c_count in SHAPES:
+        shape = shape_name(r_count, c_count)
+        ref = refs.get(shape, {})
+        picked = [r for r in rows if r["part"] == "rows" and r["executable"] == executable
+                  and r["shape"] == shape]
+        best = best_row(rows, executable, shape)
+        head = f"{shape} ({us(ref.get('limit_ms'))} / {us(ref.get('copy_ms'))})"
+        for index, (version, technique) in enumerate(describe.versions(stage)[:-1]):
+            cells = []
+            for block in blocks.rows:
+                r = next(x for x in picked if x["version"] == version and x["block"] == block)
+                text = us(r["gpu_ms"]) + mark(r)
+                cells.append(f"**{text}**" if r is best else text)
+            label = f"{version} {technique}" + (" (10^4 오프셋에서 틀림)" if version in wrong
+                                                else "")
+            lines.append(f"| {head if index == 0 else ''} | {label} | " + " | ".join(cells)
+                         + " |")
+    return lines
+
+
+def details_blocks(rows, run):
+    """{stage number: the text between its details page's operations markers, markers
+    included}: every version at every block, from the same run as the lessons' blocks."""
+    blocks = {max_stage(run)["number"]: max_details_block(rows, run)}
+    for stage in row_stages(run):
+        blocks[stage["number"]] = row_details_block(rows, run, stage)
+    return {number: "\n".join([BEGIN, *lines, END]) for number, lines in blocks.items()}
+
+
 # ---------------------------------------------------------------------- the run
 def run_operations(stages, meta, out):
     """stages: {Stage: description} for the answers that are not sums (15, 16, 17), each

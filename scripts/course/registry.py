@@ -61,6 +61,12 @@ class Stage:
     def lesson(self):
         return self.directory / "README.md"
 
+    @property
+    def details(self):
+        """The stage's deep-dive page (docs/results/stageNN_details.md): the measurements and
+        long explanations its lesson links to."""
+        return self._registry.source_dir / "docs" / "results" / f"stage{self.number:02d}_details.md"
+
     def has_target(self, role):
         return role in self._entry["targets"]
 
