@@ -313,6 +313,17 @@ def max_table(rows, run):
     return "\n".join(lines + [""] + floors.beaten_lines(refs)).rstrip()
 
 
+def max_version_cells(rows, version, blocks, bold_best=False):
+    """(the version's cell texts at every block at n = 2^24, its fastest row)."""
+    cells = {r["block"]: r for r in rows if r["part"] == "max versions"
+             and r["version"] == version}
+    best = min(cells.values(), key=lambda r: r["gpu_ms"])
+    shown = [us(cells[b]["gpu_ms"]) + mark(cells[b]) for b in blocks.all]
+    if bold_best:
+        shown = [f"**{t}**" if cells[b] is best else t for t, b in zip(shown, blocks.all)]
+    return shown, best
+
+
 def max_versions_table(rows, run, blocks):
     ref = max_figures(rows, run)[1].get(MAX_MAIN_N, {})
     limit, read = ref.get("limit_ms"), ref.get("best_read_ms")
@@ -320,21 +331,20 @@ def max_versions_table(rows, run, blocks):
              + " | best x limit | best x best read |",
              "|---|" + "---|" * (len(blocks.all) + 2)]
     for version, technique in describe.versions(max_stage(run)):
-        cells = {r["block"]: r for r in rows if r["part"] == "max versions"
-                 and r["version"] == version}
-        best = min(r["gpu_ms"] for r in cells.values())
-        lines.append(f"| {version} {technique} | "
-                     + " | ".join(us(cells[b]["gpu_ms"]) + mark(cells[b]) for b in blocks.all)
-                     + f" | {times(best, limit)} | {times(best, read)} |")
+        shown, best = max_version_cells(rows, version, blocks)
+        lines.append(f"| {version} {technique} | " + " | ".join(shown)
+                     + f" | {times(best['gpu_ms'], limit)} | {times(best['gpu_ms'], read)} |")
     return "\n".join(lines)
 
 
-def row_table(rows, stage, blocks):
-    """Every version but the last (the default, which picks one of them) at every block."""
+def row_version_lines(rows, stage, blocks, head_of, wrong_note):
+    """The body of a version x block table of a row stage: every version but the last (the
+    default, which picks one of them) at every shape, the shape's fastest correct cell
+    bold; head_of(shape) fills a shape's first cell, wrong_note marks a version that fails
+    on rows of 10^4 plus noise."""
     executable = stage["target"]
     wrong = wrong_versions(rows, executable)
-    lines = ["| shape | version | " + " | ".join(f"block {b}" for b in blocks.rows) + " |",
-             "|---|---|" + "---|" * len(blocks.rows)]
+    lines = []
     for r_count, c_count in SHAPES:
         shape = shape_name(r_count, c_count)
         picked = [r for r in rows if r["part"] == "rows" and r["executable"] == executable
@@ -346,11 +356,18 @@ def row_table(rows, stage, blocks):
                 r = next(x for x in picked if x["version"] == version and x["block"] == block)
                 text = us(r["gpu_ms"]) + mark(r)
                 cells.append(f"**{text}**" if r is best else text)
-            label = f"{version} {technique}" + (" (fails at offset 10^4)" if version in wrong
-                                                else "")
-            lines.append(f"| {shape if index == 0 else ''} | {label} | " + " | ".join(cells)
-                         + " |")
-    return "\n".join(lines)
+            label = f"{version} {technique}" + (wrong_note if version in wrong else "")
+            lines.append(f"| {head_of(shape) if index == 0 else ''} | {label} | "
+                         + " | ".join(cells) + " |")
+    return lines
+
+
+def row_table(rows, stage, blocks):
+    """Every version but the last (the default, which picks one of them) at every block."""
+    lines = ["| shape | version | " + " | ".join(f"block {b}" for b in blocks.rows) + " |",
+             "|---|---|" + "---|" * len(blocks.rows)]
+    return "\n".join(lines + row_version_lines(rows, stage, blocks, lambda shape: shape,
+                                               " (fails at offset 10^4)"))
 
 
 def best_text(best):
@@ -536,11 +553,7 @@ def max_details_block(rows, run):
              + " | 최선 / 물리 한계 | 최선 / 최선의 읽기 |",
              "|---|" + "---|" * (len(blocks.all) + 2)]
     for version, technique in describe.versions(max_stage(run)):
-        cells = {r["block"]: r for r in rows if r["part"] == "max versions"
-                 and r["version"] == version}
-        best = min(cells.values(), key=lambda r: r["gpu_ms"])
-        shown = [us(cells[b]["gpu_ms"]) + mark(cells[b]) for b in blocks.all]
-        shown = [f"**{t}**" if cells[b] is best else t for t, b in zip(shown, blocks.all)]
+        shown, best = max_version_cells(rows, version, blocks, bold_best=True)
         lines.append(f"| {version} {technique} | " + " | ".join(shown)
                      + f" | {times(best['gpu_ms'], limit, '배')} "
                      f"| {times(best['gpu_ms'], read, '배')} |")
@@ -552,32 +565,18 @@ def row_details_block(rows, run, stage):
     """Every version but the default at every block and shape, each shape's references
     in its first cell."""
     blocks = Blocks(max_stage(run))
-    executable = stage["target"]
     refs = row_references(rows, run)
-    wrong = wrong_versions(rows, executable)
+
+    def head_of(shape):
+        ref = refs.get(shape, {})
+        return f"{shape} ({us(ref.get('limit_ms'))} / {us(ref.get('copy_ms'))})"
+
     lines = [lesson_head(run, "행렬을 한 번 읽고 한 번 쓰는 바이트") + " 복사: 같은 수의 float를 "
              "`bench_copy`로 복사한 시간. GPU 시간(us), 굵은 칸은 그 모양에서 가장 빠른 칸(10^4 + "
              "잡음의 행에서도 맞는 버전 가운데). 기본 버전은 이 가운데 하나를 행 길이로 고릅니다.", "",
              "| 모양 (한계 / 복사, us) | 버전 | " + " | ".join(f"블록 {b}" for b in blocks.rows)
              + " |", "|---|---|" + "---|" * len(blocks.rows)]
-    for r_count, c_count in SHAPES:
-        shape = shape_name(r_count, c_count)
-        ref = refs.get(shape, {})
-        picked = [r for r in rows if r["part"] == "rows" and r["executable"] == executable
-                  and r["shape"] == shape]
-        best = best_row(rows, executable, shape)
-        head = f"{shape} ({us(ref.get('limit_ms'))} / {us(ref.get('copy_ms'))})"
-        for index, (version, technique) in enumerate(describe.versions(stage)[:-1]):
-            cells = []
-            for block in blocks.rows:
-                r = next(x for x in picked if x["version"] == version and x["block"] == block)
-                text = us(r["gpu_ms"]) + mark(r)
-                cells.append(f"**{text}**" if r is best else text)
-            label = f"{version} {technique}" + (" (10^4 오프셋에서 틀림)" if version in wrong
-                                                else "")
-            lines.append(f"| {head if index == 0 else ''} | {label} | " + " | ".join(cells)
-                         + " |")
-    return lines
+    return lines + row_version_lines(rows, stage, blocks, head_of, " (10^4 오프셋에서 틀림)")
 
 
 def details_blocks(rows, run):
