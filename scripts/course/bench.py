@@ -611,9 +611,9 @@ def tree_operations(reg):
 
 
 def rewrite_operations_docs(folder, check):
-    """operations.md and the operations blocks of the lessons and the details pages (between operations_bench.BEGIN and
-    END) from the run saved in `folder` (operations.csv, operations.json): one source for
-    every number. With check, changes nothing and exits 1 with one line per file that
+    """operations.md and the operations blocks of the lessons and the details pages (between
+    operations_bench.BEGIN and END) from the run saved in `folder` (operations.csv,
+    operations.json): one source for every number. With check, changes nothing and exits 1 with one line per file that
     differs (for the page, its first line that does), 77 (one line, ctest's skip) where the
     saved run cannot be checked against this tree: it predates operations.json, or lacks a
     stage or a version this tree has."""
@@ -733,9 +733,10 @@ def parser():
     found.add_argument("--check-docs", action="store_true",
                        help="exit 1 if a README or lesson table differs from results.json "
                        "(77, skipped, where this tree lacks a stage it measured); with "
-                       "--operations: operations.md and the lessons' and details pages' operations blocks "
-                       "against operations.csv and .json (77 where that run predates "
-                       "operations.json or lacks a stage or version of this tree)")
+                       "--operations: operations.md and the lessons' and details pages' "
+                       "operations blocks against operations.csv and .json (77 where that "
+                       "run predates operations.json or lacks a stage or version of this "
+                       "tree)")
     found.add_argument("--steps", action="store_true",
                        help="only stage 14's techniques one at a time: docs/results/"
                        "stage14_steps.md")

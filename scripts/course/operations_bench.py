@@ -324,9 +324,14 @@ def max_version_cells(rows, version, blocks, bold_best=False):
     return shown, best
 
 
-def max_versions_table(rows, run, blocks):
+def max_main_references(rows, run):
+    """(physical limit, best read) in ms at the max's main n, None where not measured."""
     ref = max_figures(rows, run)[1].get(MAX_MAIN_N, {})
-    limit, read = ref.get("limit_ms"), ref.get("best_read_ms")
+    return ref.get("limit_ms"), ref.get("best_read_ms")
+
+
+def max_versions_table(rows, run, blocks):
+    limit, read = max_main_references(rows, run)
     lines = ["| version | " + " | ".join(f"block {b}" for b in blocks.all)
              + " | best x limit | best x best read |",
              "|---|" + "---|" * (len(blocks.all) + 2)]
@@ -532,20 +537,25 @@ def row_lesson_block(rows, run, stage):
     return lines
 
 
+def marked_blocks(rows, run, max_block, row_block):
+    """{stage number: its block's lines between BEGIN and END, markers included}: the max's
+    from max_block(rows, run), each row stage's from row_block(rows, run, stage)."""
+    blocks = {max_stage(run)["number"]: max_block(rows, run)}
+    for stage in row_stages(run):
+        blocks[stage["number"]] = row_block(rows, run, stage)
+    return {number: "\n".join([BEGIN, *lines, END]) for number, lines in blocks.items()}
+
+
 def lesson_blocks(rows, run):
     """{stage number: the text between its lesson's operations markers, markers included}."""
-    blocks = {max_stage(run)["number"]: max_lesson_block(rows, run)}
-    for stage in row_stages(run):
-        blocks[stage["number"]] = row_lesson_block(rows, run, stage)
-    return {number: "\n".join([BEGIN, *lines, END]) for number, lines in blocks.items()}
+    return marked_blocks(rows, run, max_lesson_block, row_lesson_block)
 
 
 # ------------------------------------------------------------- the details pages' blocks
 def max_details_block(rows, run):
     """Every version of the max at every block (n = 2^24), then the lesson's table."""
     blocks = Blocks(max_stage(run))
-    ref = max_figures(rows, run)[1].get(MAX_MAIN_N, {})
-    limit, read = ref.get("limit_ms"), ref.get("best_read_ms")
+    limit, read = max_main_references(rows, run)
     lines = [lesson_head(run, "4n 바이트") + f" n = 2^24의 물리 한계 {us(limit)} us, 최선의 "
              f"읽기(`bench_read`의 가장 빠른 커널) {us(read)} us. GPU 시간(us), 굵은 칸은 그 "
              "버전의 가장 빠른 블록.", "",
@@ -582,10 +592,7 @@ def row_details_block(rows, run, stage):
 def details_blocks(rows, run):
     """{stage number: the text between its details page's operations markers, markers
     included}: every version at every block, from the same run as the lessons' blocks."""
-    blocks = {max_stage(run)["number"]: max_details_block(rows, run)}
-    for stage in row_stages(run):
-        blocks[stage["number"]] = row_details_block(rows, run, stage)
-    return {number: "\n".join([BEGIN, *lines, END]) for number, lines in blocks.items()}
+    return marked_blocks(rows, run, max_details_block, row_details_block)
 
 
 # ---------------------------------------------------------------------- the run

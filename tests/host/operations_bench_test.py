@@ -196,21 +196,22 @@ class Page(unittest.TestCase):
             rows, run = ops.load(pathlib.Path(folder))
         self.assertEqual(ops.page(rows, run), self.text)
 
-    def test_lesson_blocks(self):
-        blocks = ops.lesson_blocks(self.rows, self.run)
+    def marked(self, blocks):
+        """blocks, after checking it has stages 15 to 17, each between the markers."""
         self.assertEqual(sorted(blocks), [15, 16, 17])
         for text in blocks.values():
             self.assertTrue(text.startswith(ops.BEGIN) and text.endswith(ops.END))
+        return blocks
+
+    def test_lesson_blocks(self):
+        blocks = self.marked(ops.lesson_blocks(self.rows, self.run))
         self.assertIn("| 2^24 |", blocks[15])
         self.assertIn("최선의 읽기 대비", blocks[15])
         self.assertIn(f"{0.070 / 0.0430:.2f}배", blocks[16])
         self.assertIn("(버전 2, 블록 64)", blocks[17])
 
     def test_details_blocks(self):
-        blocks = ops.details_blocks(self.rows, self.run)
-        self.assertEqual(sorted(blocks), [15, 16, 17])
-        for text in blocks.values():
-            self.assertTrue(text.startswith(ops.BEGIN) and text.endswith(ops.END))
+        blocks = self.marked(ops.details_blocks(self.rows, self.run))
         # The max: every version at every block, the fastest bold, then the CUB table.
         self.assertIn("| 1 technique 1 | **30.1** | 30.2 | 30.4 |", blocks[15])
         self.assertIn("| 2^24 |", blocks[15])
