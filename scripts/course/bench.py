@@ -613,10 +613,10 @@ def tree_operations(reg):
 def rewrite_operations_docs(folder, check):
     """operations.md and the operations blocks of the lessons and the details pages (between
     operations_bench.BEGIN and END) from the run saved in `folder` (operations.csv,
-    operations.json): one source for every number. With check, changes nothing and exits 1 with one line per file that
-    differs (for the page, its first line that does), 77 (one line, ctest's skip) where the
-    saved run cannot be checked against this tree: it predates operations.json, or lacks a
-    stage or a version this tree has."""
+    operations.json): one source for every number. With check, changes nothing and exits 1
+    with one line per file that differs (for the page, its first line that does), 77 (one
+    line, ctest's skip) where the saved run cannot be checked against this tree: it predates
+    operations.json, or lacks a stage or a version this tree has."""
     saved_csv = folder / operations_bench.CSV_FILE
     if not saved_csv.is_file():
         print(f"bench.py: error: {shown(saved_csv)} does not exist; run scripts/bench.sh "
