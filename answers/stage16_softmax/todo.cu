@@ -361,7 +361,7 @@ __global__ void __launch_bounds__(1024) softmax_cluster_on_chip(const float* in,
   cluster.sync();  // no block leaves while another still reads its pair
   // ====================== TODO 8 of 8: END ========================
   const float scale = rescale(top, whole.top) / whole.total;
-  columns.store(out + p.row * cols + p.begin, [&](float e, unsigned int) { return e * scale; });
+  columns.store(out + p.row * cols + p.begin, [&](float e) { return e * scale; });
 #endif
 }
 namespace {
@@ -461,10 +461,8 @@ void cluster_on_chip(const reduce::RowLaunch& run) {
 
 // Version 10: versions 6, 7 and 9 by row length (reduce::held_by_row_length says where
 // each takes over and why).
-constexpr std::size_t kBlockRowsUpTo = 16384;  // where the clusters win on an H100
 void on_chip_by_row_length(const reduce::RowLaunch& run) {
-  reduce::held_by_row_length(run, kBlockRowsUpTo, warp_on_chip, block_on_chip_from,
-                             cluster_on_chip_with);
+  reduce::held_by_row_length(run, warp_on_chip, block_on_chip_from, cluster_on_chip_with);
 }
 
 // What the lesson measured on the H100: up to 1024 columns a warp per row with three
@@ -493,7 +491,7 @@ constexpr reduce::StageVersion kVersions[] = {
      split_through_memory},
     {"the row split over a cluster of blocks, held on chip (sm_90 on; else version 8)", nullptr,
      cluster_on_chip},
-    {"version 6 up to 512 columns, version 7 up to 16384, else version 9", nullptr,
+    {"version 6 up to 512 columns, version 7 up to 8192, else version 9", nullptr,
      on_chip_by_row_length},
 };
 

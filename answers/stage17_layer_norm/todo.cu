@@ -354,11 +354,8 @@ __global__ void __launch_bounds__(1024) layer_norm_cluster_on_chip(
   cluster.sync();  // no block leaves while another still reads its part
   // ====================== TODO 7 of 7: END ========================
   const float rstd = rsqrtf(whole.m2 / cols + kLayerNormEpsilon);
-  const float* g = gamma + p.begin;
-  const float* b = beta + p.begin;
-  columns.store(out + p.row * cols + p.begin, [&](float v, unsigned int c) {
-    return (v - whole.mean) * rstd * g[c] + b[c];
-  });
+  columns.store(out + p.row * cols + p.begin, gamma + p.begin, beta + p.begin,
+                [&](float v, float g, float b) { return (v - whole.mean) * rstd * g + b; });
 #endif
 }
 namespace {
@@ -435,7 +432,8 @@ void split_through_memory(const reduce::RowLaunch& run) {
 // Version 10 with blocks of `threads` (128 to 1024); version 9 where clusters cannot take
 // the row (reduce::clusters_take).
 void cluster_on_chip_with(const reduce::RowLaunch& run, unsigned int threads) {
-  const bool vec = reduce::rows_take_vectors(run.in, run.out, run.cols);
+  const bool vec = reduce::rows_take_vectors(run.in, run.out, run.cols) &&
+                   reduce::rows_take_vectors(run.gamma, run.beta, run.cols);
   const reduce::ClusterShape shape = reduce::cluster_shape(run.cols, vec);
   if (!reduce::clusters_take<layer_norm_cluster_on_chip<4>>(shape, run.rows)) {
     return split_through_memory(run);
@@ -459,10 +457,8 @@ void cluster_on_chip(const reduce::RowLaunch& run) {
 
 // Version 11: versions 7, 8 and 10 by row length (reduce::held_by_row_length says where
 // each takes over and why).
-constexpr std::size_t kBlockRowsUpTo = 8192;  // where the clusters win on an H100
 void on_chip_by_row_length(const reduce::RowLaunch& run) {
-  reduce::held_by_row_length(run, kBlockRowsUpTo, warp_on_chip, block_on_chip_from,
-                             cluster_on_chip_with);
+  reduce::held_by_row_length(run, warp_on_chip, block_on_chip_from, cluster_on_chip_with);
 }
 
 constexpr reduce::StageVersion kVersions[] = {

@@ -63,7 +63,7 @@ class StagedPart {
     }
   }
 
-  // Writes y[c] = f(value, c) for each of this thread's values (c: its column in the part).
+  // Writes y[c] = f(value) for each of this thread's values.
   template <typename F>
   __device__ void store(float* y, F&& f) const {
     if constexpr (kVec == 4) {
@@ -71,11 +71,32 @@ class StagedPart {
       float4* y4 = reinterpret_cast<float4*>(y);
       for (unsigned int i = threadIdx.x; i < count_ / 4; i += blockDim.x) {
         const float4 q = s4[i];
-        const unsigned int c = 4 * i;
-        y4[i] = make_float4(f(q.x, c), f(q.y, c + 1), f(q.z, c + 2), f(q.w, c + 3));
+        y4[i] = make_float4(f(q.x), f(q.y), f(q.z), f(q.w));
       }
     } else {
-      for (unsigned int c = threadIdx.x; c < count_; c += blockDim.x) y[c] = f(s_[c], c);
+      for (unsigned int c = threadIdx.x; c < count_; c += blockDim.x) y[c] = f(s_[c]);
+    }
+  }
+
+  // Writes y[c] = f(value, a[c], b[c]) for each of this thread's values: the same columns of
+  // two more rows (layer norm's gamma and beta), read kVec at a time like the part (so they
+  // need its alignment): two 16-byte loads for four values written, not eight 4-byte ones.
+  template <typename F>
+  __device__ void store(float* y, const float* a, const float* b, F&& f) const {
+    if constexpr (kVec == 4) {
+      const float4* s4 = reinterpret_cast<const float4*>(s_);
+      const float4* a4 = reinterpret_cast<const float4*>(a);
+      const float4* b4 = reinterpret_cast<const float4*>(b);
+      float4* y4 = reinterpret_cast<float4*>(y);
+      for (unsigned int i = threadIdx.x; i < count_ / 4; i += blockDim.x) {
+        const float4 q = s4[i];
+        const float4 p = a4[i];
+        const float4 r = b4[i];
+        y4[i] = make_float4(f(q.x, p.x, r.x), f(q.y, p.y, r.y), f(q.z, p.z, r.z),
+                            f(q.w, p.w, r.w));
+      }
+    } else {
+      for (unsigned int c = threadIdx.x; c < count_; c += blockDim.x) y[c] = f(s_[c], a[c], b[c]);
     }
   }
 
