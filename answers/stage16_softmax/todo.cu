@@ -317,32 +317,32 @@ __global__ void softmax_parts_write(const float* in, float* out, const float* wo
 }
 
 // Version 9, GPUs with thread-block clusters (sm_90 on): the parts are one cluster's
-// blocks, each holding its columns in registers. The pairs meet in the blocks' shared
-// memory, which every block of a cluster can read (distributed shared memory); each block
-// merges all of them in the same order and writes from the values it still holds, so the
-// row is read once.
-template <int kVec, int kHeld>
-__global__ void __launch_bounds__(512) softmax_cluster_on_chip(const float* in, float* out,
-                                                               unsigned int cols,
-                                                               unsigned int chunk) {
+// blocks, each keeping its columns in its shared memory (reduce::StagedPart, so that
+// several blocks share an SM). The pairs meet in the blocks' shared memory, which every
+// block of a cluster can read (distributed shared memory); each block merges all of them in
+// the same order and writes from the values it still keeps, so the row is read once.
+template <int kVec>
+__global__ void __launch_bounds__(1024) softmax_cluster_on_chip(const float* in, float* out,
+                                                                unsigned int cols,
+                                                                unsigned int chunk) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   namespace cg = cooperative_groups;
   cg::cluster_group cluster = cg::this_cluster();
   const unsigned int parts = cluster.num_blocks();
   const reduce::RowPart p = reduce::row_part(cluster.block_rank(), parts, cols, chunk);
-  reduce::HeldRow<kVec, kHeld> held(threadIdx.x, blockDim.x, p.count);
-  held.load(in + p.row * cols + p.begin, kLowest);
+  extern __shared__ float4 staged[];  // float4: 16-byte aligned, as the 16-byte copies need
+  reduce::StagedPart<kVec> columns(reinterpret_cast<float*>(staged), p.count);
+  columns.load(in + p.row * cols + p.begin);
   float top = kLowest;
-#pragma unroll
-  for (int j = 0; j < kHeld; ++j) top = max_of(top, held.v[j]);
+  columns.each([&](float v) { top = max_of(top, v); });
   top = block_all(top, Max{});
   float total = 0.0f;
-#pragma unroll
-  for (int j = 0; j < kHeld; ++j) {
+  columns.update([&](float v) {
     // A part that holds only -inf (masked) has nothing to add, not -inf - -inf = NaN.
-    held.v[j] = (held.has(j) && top != kLowest) ? expf(held.v[j] - top) : 0.0f;
-    total += held.v[j];
-  }
+    const float e = top != kLowest ? expf(v - top) : 0.0f;
+    total += e;
+    return e;
+  });
   total = block_all(total, Sum{});
   Running whole{kLowest, 0.0f};
   // ====================== TODO 8 of 8: BEGIN ======================
@@ -361,9 +361,7 @@ __global__ void __launch_bounds__(512) softmax_cluster_on_chip(const float* in, 
   cluster.sync();  // no block leaves while another still reads its pair
   // ====================== TODO 8 of 8: END ========================
   const float scale = rescale(top, whole.top) / whole.total;
-#pragma unroll
-  for (int j = 0; j < kHeld; ++j) held.v[j] *= scale;
-  held.store(out + p.row * cols + p.begin);
+  columns.store(out + p.row * cols + p.begin, [&](float e) { return e * scale; });
 #endif
 }
 namespace {
@@ -438,23 +436,27 @@ void split_through_memory(const reduce::RowLaunch& run) {
   reduce::check_launch("softmax_parts_write", __FILE__, __LINE__);
 }
 
-// Version 9 with blocks of `threads` (128 to 512); version 8 where clusters cannot take
+// Version 9 with blocks of `threads` (128 to 1024); version 8 where clusters cannot take
 // the row (reduce::clusters_take).
 void cluster_on_chip_with(const reduce::RowLaunch& run, unsigned int threads) {
   const bool vec = reduce::rows_take_vectors(run.in, run.out, run.cols);
-  const reduce::ClusterShape shape = reduce::cluster_shape(run.cols, threads, vec);
-  if (!reduce::clusters_take<softmax_cluster_on_chip<4, 4>>(shape, run.rows)) {
+  const reduce::ClusterShape shape = reduce::cluster_shape(run.cols, vec);
+  if (!reduce::clusters_take<softmax_cluster_on_chip<4>>(shape, run.rows)) {
     return split_through_memory(run);
   }
-  reduce::launch_held(vec, shape.held, [&]<int kVec, int kHeld>() {
-    reduce::launch_clusters(softmax_cluster_on_chip<kVec, kHeld>, run.rows, shape, run.stream,
-                            run.in, run.out, static_cast<unsigned int>(run.cols), shape.chunk);
-  });
+  const auto cols = static_cast<unsigned int>(run.cols);
+  if (vec) {
+    reduce::launch_clusters<softmax_cluster_on_chip<4>>(run.rows, shape, threads, run.stream,
+                                                        run.in, run.out, cols, shape.chunk);
+  } else {
+    reduce::launch_clusters<softmax_cluster_on_chip<1>>(run.rows, shape, threads, run.stream,
+                                                        run.in, run.out, cols, shape.chunk);
+  }
 }
 
-// Version 9: blocks of run.block threads, at least 128 and at most 512.
+// Version 9: blocks of run.block threads, at least 128 and at most 1024.
 void cluster_on_chip(const reduce::RowLaunch& run) {
-  cluster_on_chip_with(run, std::clamp(run.block, 128u, 512u));
+  cluster_on_chip_with(run, std::clamp(run.block, 128u, 1024u));
 }
 
 // Version 10: versions 6, 7 and 9 by row length (reduce::held_by_row_length says where
@@ -489,7 +491,7 @@ constexpr reduce::StageVersion kVersions[] = {
      split_through_memory},
     {"the row split over a cluster of blocks, held on chip (sm_90 on; else version 8)", nullptr,
      cluster_on_chip},
-    {"version 6 up to 512 columns, version 7 up to 32768, else version 9", nullptr,
+    {"version 6 up to 512 columns, version 7 up to 8192, else version 9", nullptr,
      on_chip_by_row_length},
 };
 

@@ -10,6 +10,7 @@
 
 #include "common/cuda_check.h"
 #include "common/rows/held_row.h"
+#include "common/rows/staged_part.h"
 #include "common/stage.h"
 
 namespace reduce {
@@ -114,42 +115,52 @@ inline bool has_clusters() {
   return clusters != 0;
 }
 
-// A row split over a thread-block cluster: `parts` blocks of `threads`, each holding
-// `chunk` columns, `held` values a thread (0: the row does not fit).
+// A row split over a thread-block cluster of `parts` blocks, each staging `chunk` columns
+// in shared memory (common/rows/staged_part.h); parts 0 where the row does not fit.
 struct ClusterShape {
   unsigned int parts = 0;
-  unsigned int threads = 0;
   unsigned int chunk = 0;
-  std::size_t held = 0;
 };
 
-// The fewest parts (up to most_parts; 8 is the cluster size every sm_90 GPU takes, 16 needs
-// the non-portable opt-in launch_clusters makes) that hold the row with at most 16 values a
-// thread, else most_parts with up to kMostHeld. Where vec, every part starts 16-byte
-// aligned (chunk a multiple of 4).
-constexpr unsigned int kMostParts = 8;
-inline ClusterShape cluster_shape(std::size_t cols, unsigned int threads, bool vec,
-                                  unsigned int most_parts = kMostParts) {
-  const int least = vec ? 4 : 1;
-  ClusterShape shape{};
-  for (unsigned int parts = 2; parts <= most_parts; parts *= 2) {
-    std::size_t chunk = (cols + parts - 1) / parts;
-    chunk = (chunk + least - 1) / least * least;
-    shape = {parts, threads, static_cast<unsigned int>(chunk),
-             needed_per_thread(chunk, threads, least)};
-    if (shape.held <= 16) return shape;
+// The shared memory a block stages its part in at most. Parts of up to kStagedBytes let
+// three blocks share an SM (an H100's SM has 228 KiB), so one block's reads overlap
+// another's reductions and writes. Measured on an H200 at 32768 and 131072 columns, parts
+// of 64 KiB beat parts of 32 KiB: half as many blocks merge the row, and each SM still has
+// 192 KiB in flight.
+constexpr std::size_t kStagedBytes = 64 * 1024;
+
+// The fewest parts (2 to kMostParts: the row is split even where one block could take it,
+// so a short row still has parts to merge and parts with no columns) whose part fits
+// kStagedBytes. Where vec, every part starts 16-byte aligned (chunk a multiple of 4).
+// 16 parts need the non-portable cluster size launch_clusters opts into (every sm_90 GPU
+// takes 8).
+constexpr unsigned int kMostParts = 16;
+inline ClusterShape cluster_shape(std::size_t cols, bool vec) {
+  const std::size_t least = vec ? 4 : 1;
+  for (unsigned int parts = 2; parts <= kMostParts; parts *= 2) {
+    const std::size_t chunk = ((cols + parts - 1) / parts + least - 1) / least * least;
+    if (chunk * sizeof(float) <= kStagedBytes) return {parts, static_cast<unsigned int>(chunk)};
   }
-  if (shape.held > kMostHeld) shape.held = 0;
-  return shape;
+  return {};
 }
 
-// Launches `kernel` over `rows` rows, one cluster of shape.parts blocks each.
-template <typename... Params, typename... Args>
-void launch_clusters(void (*kernel)(Params...), std::size_t rows, const ClusterShape& shape,
+// Launches Kernel over `rows` rows, one cluster of shape.parts blocks of `threads` each,
+// every block with its part's shared memory. Kernel may use up to kStagedBytes, allowed
+// once per kernel: a query inside a timed run would be timed with it.
+template <auto Kernel, typename... Args>
+void launch_clusters(std::size_t rows, const ClusterShape& shape, unsigned int threads,
                      cudaStream_t stream, Args... args) {
+  static const bool allowed = [] {
+    CUDA_CHECK(cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    static_cast<int>(kStagedBytes)));
+    CUDA_CHECK(cudaFuncSetAttribute(Kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+    return true;
+  }();
+  (void)allowed;
   cudaLaunchConfig_t config{};
-  config.gridDim = dim3(static_cast<unsigned int>(rows) * shape.parts);
-  config.blockDim = dim3(shape.threads);
+  config.gridDim = dim3(static_cast<unsigned int>(rows * shape.parts));
+  config.blockDim = dim3(threads);
+  config.dynamicSmemBytes = std::size_t{shape.chunk} * sizeof(float);
   config.stream = stream;
   cudaLaunchAttribute cluster{};
   cluster.id = cudaLaunchAttributeClusterDimension;
@@ -158,10 +169,7 @@ void launch_clusters(void (*kernel)(Params...), std::size_t rows, const ClusterS
   cluster.val.clusterDim.z = 1;
   config.attrs = &cluster;
   config.numAttrs = 1;
-  if (shape.parts > kMostParts) {
-    CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
-  }
-  CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, args...));
+  CUDA_CHECK(cudaLaunchKernelEx(&config, Kernel, args...));
 }
 
 // Whether `kernel` was built for sm_90 or later. A build whose newest code is PTX for an
@@ -182,25 +190,39 @@ bool built_for_clusters() {
 // grid of at most 2^31 - 1 blocks, a GPU with clusters and Kernel built for them.
 template <auto Kernel>
 bool clusters_take(const ClusterShape& shape, std::size_t rows) {
-  return shape.held != 0 && rows * shape.parts <= 0x7fffffffu && has_clusters() &&
+  return shape.parts != 0 && rows * shape.parts <= 0x7fffffffu && has_clusters() &&
          built_for_clusters<Kernel>();
+}
+
+// The threads a block of a staged part gets where the caller does not choose: 32 values a
+// thread, 128 to 1024 threads (on an H200, 256 threads were fastest for parts of 8192
+// columns and 512 for parts of 16384).
+inline unsigned int threads_for_part(std::size_t chunk) {
+  unsigned int threads = 128;
+  while (threads < 1024 && threads * std::size_t{32} < chunk) threads *= 2;
+  return threads;
 }
 
 // The default row version of stages 16 and 17, from what an H100 measured
 // (scripts/bench.sh --operations times every version at every block): a warp per row up to
 // 512 columns (at 128, a block per row wastes most of its threads); a block per row up to
-// 1024 x kMostHeld columns, grown from one warp to the fewest threads that hold 8 values
-// each (at 1024 columns, 128 threads beat a warp per row and bigger blocks); longer rows
-// over a cluster of blocks of 512 threads. Each stage passes its own launchers.
+// 8192 columns, grown from one warp to the fewest threads that hold 8 values each (at 1024
+// columns, 128 threads beat a warp per row and bigger blocks); longer rows over a cluster of
+// blocks that stage their parts in shared memory (on an H200 at 16384 columns, 15% faster
+// than a block per row for softmax and layer norm alike). A GPU without clusters keeps the
+// block per row as far as it holds the row (1024 x kMostHeld columns). Each stage passes
+// its own launchers.
 constexpr std::size_t kWarpRowsOnChipUpTo = 512;
+constexpr std::size_t kBlockRowsOnChipUpTo = 8192;
 template <typename Warp, typename Block, typename Cluster>
 void held_by_row_length(const RowLaunch& run, Warp&& warp, Block&& block, Cluster&& cluster) {
   if (run.cols <= kWarpRowsOnChipUpTo) {
     warp(run);
-  } else if (run.cols <= 1024 * kMostHeld) {
+  } else if (run.cols <= kBlockRowsOnChipUpTo ||
+             (run.cols <= 1024 * kMostHeld && !has_clusters())) {
     block(run, kLanes);
   } else {
-    cluster(run, 512u);
+    cluster(run, threads_for_part(cluster_shape(run.cols, false).chunk));
   }
 }
 

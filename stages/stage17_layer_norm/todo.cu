@@ -271,12 +271,13 @@ __global__ void layer_norm_parts_write(const float* in, float* out, const float*
 }
 
 // Version 10, GPUs with thread-block clusters (sm_90 on): the parts are one cluster's
-// blocks, each holding its columns in registers and finding its part's statistics with
-// two passes over them. They meet in the blocks' shared memory (distributed shared
-// memory); every block merges all of them in the same order and writes from the values it
-// still holds, so the row is read once.
-template <int kVec, int kHeld>
-__global__ void __launch_bounds__(512) layer_norm_cluster_on_chip(
+// blocks, each keeping its columns in its shared memory (reduce::StagedPart, so that
+// several blocks share an SM) and finding its part's statistics with two passes over them.
+// They meet in the blocks' shared memory (distributed shared memory); every block merges
+// all of them in the same order and writes from the values it still keeps, so the row is
+// read once.
+template <int kVec>
+__global__ void __launch_bounds__(1024) layer_norm_cluster_on_chip(
     const float* in, float* out, const float* gamma, const float* beta, unsigned int cols,
     unsigned int chunk) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -284,19 +285,15 @@ __global__ void __launch_bounds__(512) layer_norm_cluster_on_chip(
   cg::cluster_group cluster = cg::this_cluster();
   const unsigned int parts = cluster.num_blocks();
   const reduce::RowPart p = reduce::row_part(cluster.block_rank(), parts, cols, chunk);
-  reduce::HeldRow<kVec, kHeld> held(threadIdx.x, blockDim.x, p.count);
-  held.load(in + p.row * cols + p.begin, 0.0f);
+  extern __shared__ float4 staged[];  // float4: 16-byte aligned, as the 16-byte copies need
+  reduce::StagedPart<kVec> columns(reinterpret_cast<float*>(staged), p.count);
+  columns.load(in + p.row * cols + p.begin);
   float total = 0.0f;
-#pragma unroll
-  for (int j = 0; j < kHeld; ++j) total += held.v[j];
+  columns.each([&](float v) { total += v; });
   total = block_all(total, Sum{}, 0.0f);
   const float part_mean = p.count > 0 ? total / p.count : 0.0f;
   float squares = 0.0f;
-#pragma unroll
-  for (int j = 0; j < kHeld; ++j) {
-    const float distance = held.has(j) ? held.v[j] - part_mean : 0.0f;
-    squares += distance * distance;
-  }
+  columns.each([&](float v) { squares += (v - part_mean) * (v - part_mean); });
   squares = block_all(squares, Sum{}, 0.0f);
   const Stats part{static_cast<float>(p.count), part_mean, squares};
   Stats whole{0.0f, 0.0f, 0.0f};
@@ -312,15 +309,8 @@ __global__ void __launch_bounds__(512) layer_norm_cluster_on_chip(
   //   count 0.
   // ====================== TODO 7 of 7: END ========================
   const float rstd = rsqrtf(whole.m2 / cols + kLayerNormEpsilon);
-  const float* g = gamma + p.begin;
-  const float* b = beta + p.begin;
-#pragma unroll
-  for (int j = 0; j < kHeld; ++j) {
-    if (!held.has(j)) continue;
-    const unsigned int c = held.column(j);
-    held.v[j] = (held.v[j] - whole.mean) * rstd * g[c] + b[c];
-  }
-  held.store(out + p.row * cols + p.begin);
+  columns.store(out + p.row * cols + p.begin, gamma + p.begin, beta + p.begin,
+                [&](float v, float g, float b) { return (v - whole.mean) * rstd * g + b; });
 #endif
 }
 namespace {
@@ -394,24 +384,30 @@ void split_through_memory(const reduce::RowLaunch& run) {
   reduce::check_launch("layer_norm_parts_write", __FILE__, __LINE__);
 }
 
-// Version 10 with blocks of `threads` (128 to 512); version 9 where clusters cannot take
+// Version 10 with blocks of `threads` (128 to 1024); version 9 where clusters cannot take
 // the row (reduce::clusters_take).
 void cluster_on_chip_with(const reduce::RowLaunch& run, unsigned int threads) {
-  const bool vec = reduce::rows_take_vectors(run.in, run.out, run.cols);
-  const reduce::ClusterShape shape = reduce::cluster_shape(run.cols, threads, vec);
-  if (!reduce::clusters_take<layer_norm_cluster_on_chip<4, 4>>(shape, run.rows)) {
+  const bool vec = reduce::rows_take_vectors(run.in, run.out, run.cols) &&
+                   reduce::rows_take_vectors(run.gamma, run.beta, run.cols);
+  const reduce::ClusterShape shape = reduce::cluster_shape(run.cols, vec);
+  if (!reduce::clusters_take<layer_norm_cluster_on_chip<4>>(shape, run.rows)) {
     return split_through_memory(run);
   }
-  reduce::launch_held(vec, shape.held, [&]<int kVec, int kHeld>() {
-    reduce::launch_clusters(layer_norm_cluster_on_chip<kVec, kHeld>, run.rows, shape,
-                            run.stream, run.in, run.out, run.gamma, run.beta,
-                            static_cast<unsigned int>(run.cols), shape.chunk);
-  });
+  const auto cols = static_cast<unsigned int>(run.cols);
+  if (vec) {
+    reduce::launch_clusters<layer_norm_cluster_on_chip<4>>(run.rows, shape, threads, run.stream,
+                                                           run.in, run.out, run.gamma, run.beta,
+                                                           cols, shape.chunk);
+  } else {
+    reduce::launch_clusters<layer_norm_cluster_on_chip<1>>(run.rows, shape, threads, run.stream,
+                                                           run.in, run.out, run.gamma, run.beta,
+                                                           cols, shape.chunk);
+  }
 }
 
-// Version 10: blocks of run.block threads, at least 128 and at most 512.
+// Version 10: blocks of run.block threads, at least 128 and at most 1024.
 void cluster_on_chip(const reduce::RowLaunch& run) {
-  cluster_on_chip_with(run, std::clamp(run.block, 128u, 512u));
+  cluster_on_chip_with(run, std::clamp(run.block, 128u, 1024u));
 }
 
 // Version 11: versions 7, 8 and 10 by row length (reduce::held_by_row_length says where
@@ -433,7 +429,7 @@ constexpr reduce::StageVersion kVersions[] = {
      nullptr, split_through_memory},
     {"the row split over a cluster of blocks, held on chip (sm_90 on; else version 9)", nullptr,
      cluster_on_chip},
-    {"version 7 up to 512 columns, version 8 up to 32768, else version 10", nullptr,
+    {"version 7 up to 512 columns, version 8 up to 8192, else version 10", nullptr,
      on_chip_by_row_length},
 };
 

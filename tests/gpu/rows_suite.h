@@ -26,7 +26,7 @@ struct Shape {
 inline const std::vector<Shape> kAwkwardShapes = {
     {1, 1},    {1, 2},    {3, 31},   {5, 32},     {7, 33},   {2, 255}, {3, 1000},
     {2, 1025}, {1, 4097}, {2, 32768}, {1, 131072}, {1000, 7}, {67, 128},
-    {3, 100003}, {1000, 33}, {1, 262147}};
+    {3, 100003}, {1000, 33}, {1, 262144}, {1, 262147}};
 
 // Values from offset to offset + scale, from the seed's generator.
 inline std::vector<float> matrix(Shape shape, std::uint32_t seed, double offset = 0.0,

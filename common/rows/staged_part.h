@@ -1,0 +1,108 @@
+// One block's part of a row staged in shared memory (stages 16 and 17, the versions that
+// split a long row over a cluster): copied in once, read and rewritten there, written out
+// once. The harness gives it so that the lessons' kernels say what they compute, not how
+// the copies are spelt.
+//
+// Why shared memory and not registers: a part held in registers needs a block of many
+// registers a thread, so one block fills an SM and the SM's memory traffic stops while that
+// block reduces and waits at its barriers. Staged, a block needs few registers, several
+// share an SM, and one block's reads overlap another's reductions and writes.
+#pragma once
+
+#include <cuda_pipeline.h>
+
+namespace reduce {
+
+// `count` floats at `staged` (the block's dynamic shared memory, 16-byte aligned), moved
+// kVec at a time: kVec = 4 copies and reads 16 bytes at once, which needs the source row
+// 16-byte aligned and count a multiple of 4 (rows_take_vectors). Thread t always takes the
+// accesses t, t + blockDim.x, ...: in the copy and in every pass, so a thread only reads
+// back values it copied itself and no block barrier is needed between them.
+template <int kVec>
+class StagedPart {
+  static_assert(kVec == 1 || kVec == 4, "one float or a float4 per access");
+
+ public:
+  __device__ StagedPart(float* staged, unsigned int count) : s_(staged), count_(count) {}
+
+  // Copies x[0, count) in (cp.async: the values go to shared memory without passing
+  // through registers) and waits for this thread's copies.
+  __device__ void load(const float* x) {
+    for (unsigned int c = threadIdx.x * kVec; c < count_; c += blockDim.x * kVec) {
+      __pipeline_memcpy_async(s_ + c, x + c, kVec * sizeof(float));
+    }
+    __pipeline_commit();
+    __pipeline_wait_prior(0);
+  }
+
+  // Calls f(value) for each of this thread's values.
+  template <typename F>
+  __device__ void each(F&& f) const {
+    if constexpr (kVec == 4) {
+      const float4* s4 = reinterpret_cast<const float4*>(s_);
+      for (unsigned int i = threadIdx.x; i < count_ / 4; i += blockDim.x) {
+        const float4 q = s4[i];
+        f(q.x), f(q.y), f(q.z), f(q.w);
+      }
+    } else {
+      for (unsigned int c = threadIdx.x; c < count_; c += blockDim.x) f(s_[c]);
+    }
+  }
+
+  // Replaces each of this thread's values with f(value).
+  template <typename F>
+  __device__ void update(F&& f) {
+    if constexpr (kVec == 4) {
+      float4* s4 = reinterpret_cast<float4*>(s_);
+      for (unsigned int i = threadIdx.x; i < count_ / 4; i += blockDim.x) {
+        const float4 q = s4[i];
+        s4[i] = make_float4(f(q.x), f(q.y), f(q.z), f(q.w));
+      }
+    } else {
+      for (unsigned int c = threadIdx.x; c < count_; c += blockDim.x) s_[c] = f(s_[c]);
+    }
+  }
+
+  // Writes y[c] = f(value) for each of this thread's values.
+  template <typename F>
+  __device__ void store(float* y, F&& f) const {
+    if constexpr (kVec == 4) {
+      const float4* s4 = reinterpret_cast<const float4*>(s_);
+      float4* y4 = reinterpret_cast<float4*>(y);
+      for (unsigned int i = threadIdx.x; i < count_ / 4; i += blockDim.x) {
+        const float4 q = s4[i];
+        y4[i] = make_float4(f(q.x), f(q.y), f(q.z), f(q.w));
+      }
+    } else {
+      for (unsigned int c = threadIdx.x; c < count_; c += blockDim.x) y[c] = f(s_[c]);
+    }
+  }
+
+  // Writes y[c] = f(value, a[c], b[c]) for each of this thread's values: the same columns of
+  // two more rows (layer norm's gamma and beta), read kVec at a time like the part (so they
+  // need its alignment): two 16-byte loads for four values written, not eight 4-byte ones.
+  template <typename F>
+  __device__ void store(float* y, const float* a, const float* b, F&& f) const {
+    if constexpr (kVec == 4) {
+      const float4* s4 = reinterpret_cast<const float4*>(s_);
+      const float4* a4 = reinterpret_cast<const float4*>(a);
+      const float4* b4 = reinterpret_cast<const float4*>(b);
+      float4* y4 = reinterpret_cast<float4*>(y);
+      for (unsigned int i = threadIdx.x; i < count_ / 4; i += blockDim.x) {
+        const float4 q = s4[i];
+        const float4 p = a4[i];
+        const float4 r = b4[i];
+        y4[i] = make_float4(f(q.x, p.x, r.x), f(q.y, p.y, r.y), f(q.z, p.z, r.z),
+                            f(q.w, p.w, r.w));
+      }
+    } else {
+      for (unsigned int c = threadIdx.x; c < count_; c += blockDim.x) y[c] = f(s_[c], a[c], b[c]);
+    }
+  }
+
+ private:
+  float* s_;
+  unsigned int count_;
+};
+
+}  // namespace reduce
