@@ -797,11 +797,11 @@ def main(argv):
 def multi_gpu(descriptions, out, block):
     """Stage 18 (the answer whose --describe says kind multi_gpu) against the capstone."""
     spread = next((s for s, d in descriptions.items() if d["kind"] == "multi_gpu"), None)
-    if spread is None or not (BIN / "bench_allreduce").exists():
+    if spread is None or not all((BIN / t).exists() for t in ("bench_allreduce", "reduce_ranks")):
         unbuilt = [s for s in registry().stages if "nccl" in s.needs and not s.built]
         why = (build.unbuilt_line(unbuilt[0], "configure again") if unbuilt else
-               "the multi-GPU stage and bench_allreduce are not built: CMake found no NCCL "
-               "(install it, e.g. apt install libnccl-dev, or set NCCL_ROOT, and configure again)")
+               "the multi-GPU stage, bench_allreduce and reduce_ranks are not built: CMake "
+               "found no NCCL (install it, e.g. apt install libnccl-dev, or set NCCL_ROOT, and configure again)")
         raise Stop(f"bench.py: error: {why}", 1)
     return run_multi_gpu(capstone_of(descriptions), spread, metadata(False, None, block),
                          out or ROOT / "docs" / "results")

@@ -11,7 +11,12 @@ verified after timing.
 
 All-reduce: build/bin/bench_allreduce over every visible GPU, 1 MiB to 1 GiB per GPU,
 algorithm and bus bandwidth as nccl-tests reports them, and on two GPUs the hand-written
-peer copy and add beside NCCL. Writes docs/results/multi_gpu.md and multi_gpu.csv.
+peer copy and add beside NCCL.
+
+One process per GPU: where two GPUs show, reduce_ranks --ranks 2 (stage 18's sum with a
+process on each GPU, joined by NCCL) at the same sizes, against stage 18 in one process on
+the same two GPUs; the target is at most 10% slower at every size. Writes
+docs/results/multi_gpu.md and multi_gpu.csv.
 """
 import subprocess
 
@@ -25,6 +30,9 @@ TARGET_SPEEDUP = 1.8
 # The scaling rows' parts besides the launch and the read: the capstone alone on one GPU
 # (stage 14) and the multi-GPU stage (stage 18); their executable is the target's name.
 CAPSTONE, SPREAD = "capstone", "spread"
+# Stage 18 with one process per GPU (common/multi_gpu/ranks_main.cu), and how much slower
+# than one process it may be.
+RANKS, RANKS_TARGET = "ranks", 1.10
 
 
 def visible_gpus():
@@ -50,12 +58,16 @@ def measure_scaling(capstone, spread, gpus, block, progress):
         rows.append(dict(run_csv(capstone, options(n)), part=CAPSTONE, gpus=1))
         for k in counts:
             rows.append(dict(run_csv(spread, options(n) + ["--gpus", k]), part=SPREAD, gpus=k))
-        progress.step(2 + len(counts) + (n == SIZES[0]), note=f" (scaling, n = {size_name(n)})")
+        if gpus >= 2:
+            rows.append(dict(run_csv("reduce_ranks", options(n) + ["--ranks", 2]), part=RANKS,
+                             gpus=2))
+        progress.step(2 + len(counts) + (gpus >= 2) + (n == SIZES[0]),
+                      note=f" (scaling, n = {size_name(n)})")
     return rows
 
 
 def scaling_runs(gpus):
-    return 1 + len(SIZES) * (2 + (2 if gpus >= 2 else 1))
+    return 1 + len(SIZES) * (2 + (3 if gpus >= 2 else 1))
 
 
 def measure_all_reduce(gpus, progress):
@@ -98,6 +110,27 @@ def scaling_table(rows, model, gpus):
             cells += ["not run", "", "", ""]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
+
+
+def ranks_section(rows, gpus):
+    """reduce_ranks --ranks 2 against stage 18 in one process on two GPUs, and the verdict."""
+    if gpus < 2:
+        return "This machine shows one GPU, so one process per GPU was not run."
+    lines = ["| n | stage 18, one process (us) | reduce_ranks, two processes (us) | x one process |",
+             "|---|---|---|---|"]
+    missed = []
+    for n in SIZES:
+        pick = lambda part: next(r for r in rows if r["part"] == part and r["n"] == n
+                                 and r["gpus"] == 2)
+        one, ranks = pick(SPREAD), pick(RANKS)
+        ratio = ranks["gpu_ms"] / one["gpu_ms"]
+        if ratio > RANKS_TARGET:
+            missed.append(f"{size_name(n)} ({ratio:.2f}x)")
+        lines.append(f"| {size_name(n)} | {us(one['gpu_ms'])}{mark(one)} | "
+                     f"{us(ranks['gpu_ms'])}{mark(ranks)} | {ratio:.2f} |")
+    bound = f"at most {RANKS_TARGET:.2f}x at every n"
+    held = f"{bound}: met" if not missed else f"{bound}: missed at " + ", ".join(missed)
+    return "\n".join(lines) + f"\n\nTarget: {held}."
 
 
 def all_reduce_table(rows):
@@ -161,6 +194,17 @@ on 1 GPU / on 2 GPUs; scaling efficiency = speedup / 2. {floor}
 {scaling_table(scaling, model, gpus)}
 
 {verdict(scaling, gpus)}
+
+## One process per GPU
+
+`build/bin/reduce_ranks --ranks 2` runs stage 18's sum with one process on each GPU, joined
+by an NCCL communicator, as a job launcher would start it. Each rank lines the ranks up
+with a one-float all-reduce, then times its shard's sum and the all-reduce between its own
+two events, from a clean L2; rank 0 reports the median of {REPEAT} runs after a warm-up, and
+every run's total is checked. Beside it, stage 18 in one process on the same two GPUs (the
+table above).
+
+{ranks_section(scaling, gpus)}
 
 ## All-reduce of a whole vector on {k} GPU{'s' if k != 1 else ''}
 

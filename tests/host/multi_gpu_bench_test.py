@@ -33,6 +33,8 @@ def scaling(gpus):
                  row(bench.SPREAD, n, base * 1.02)]
         if gpus >= 2:
             rows.append(row(bench.SPREAD, n, base * 0.52, gpus=2))
+            rows.append(row(bench.RANKS, n, base * 0.52 * (1.5 if n == bench.SIZES[0] else 1.05),
+                            gpus=2))
     return rows
 
 
@@ -55,6 +57,7 @@ class Page(unittest.TestCase):
         self.assertIn("two-GPU column and the peer-copy version were not run", text)
         self.assertNotIn("peer copy + add (us)", text)
         self.assertIn("| 2^31 - 1 |", text)
+        self.assertIn("one process per GPU was not run", text)
 
     def test_two_gpus_report_speedup_efficiency_and_the_target(self):
         rows = scaling(2)
@@ -65,6 +68,19 @@ class Page(unittest.TestCase):
         self.assertIn("peer copy + add (us)", text)
         slow = [dict(r, gpu_ms=r["gpu_ms"] * 1.5) if r["gpus"] == 2 else r for r in rows]
         self.assertIn("missed by", bench.verdict(slow, 2))
+
+    def test_two_gpus_compare_the_ranks_with_one_process_at_every_size(self):
+        rows = scaling(2)
+        section = bench.ranks_section(rows, 2)
+        self.assertIn("| 2^28 | ", section)
+        self.assertIn("| 1.50 |", section)
+        self.assertIn("| 1.05 |", section)
+        self.assertIn("missed at 2^28 (1.50x)", section)
+        self.assertNotIn("2^29 (", section)
+        fast = [dict(r, gpu_ms=r["gpu_ms"] / 1.5) if r["part"] == bench.RANKS else r for r in rows]
+        self.assertIn("at every n: met", bench.ranks_section(fast, 2))
+        self.assertIn("## One process per GPU", bench.page(META, rows, all_reduce(2),
+                                                          self.model(rows), 2))
 
     def test_scaling_runs_the_stages_it_is_given_with_a_line_per_size(self):
         calls = []
@@ -81,6 +97,7 @@ class Page(unittest.TestCase):
             rows = bench.measure_scaling("the capstone", "the spread", 2, 256, progress)
         self.assertEqual(calls.count("the capstone"), len(bench.SIZES))
         self.assertEqual(calls.count("the spread"), 2 * len(bench.SIZES))
+        self.assertEqual(calls.count("reduce_ranks"), len(bench.SIZES))
         self.assertEqual({r["part"] for r in rows if r["executable"] == "the spread"},
                          {bench.SPREAD})
         lines = out.getvalue().splitlines()
