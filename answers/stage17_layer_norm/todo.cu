@@ -434,19 +434,10 @@ void split_through_memory(const reduce::RowLaunch& run) {
 void cluster_on_chip_with(const reduce::RowLaunch& run, unsigned int threads) {
   const bool vec = reduce::rows_take_vectors(run.in, run.out, run.cols) &&
                    reduce::rows_take_vectors(run.gamma, run.beta, run.cols);
-  const reduce::ClusterShape shape = reduce::cluster_shape(run.cols, vec);
-  if (!reduce::clusters_take<layer_norm_cluster_on_chip<4>>(shape, run.rows)) {
-    return split_through_memory(run);
-  }
-  const auto cols = static_cast<unsigned int>(run.cols);
-  if (vec) {
-    reduce::launch_clusters<layer_norm_cluster_on_chip<4>>(run.rows, shape, threads, run.stream,
-                                                           run.in, run.out, run.gamma, run.beta,
-                                                           cols, shape.chunk);
-  } else {
-    reduce::launch_clusters<layer_norm_cluster_on_chip<1>>(run.rows, shape, threads, run.stream,
-                                                           run.in, run.out, run.gamma, run.beta,
-                                                           cols, shape.chunk);
+  if (!reduce::launch_staged<layer_norm_cluster_on_chip<4>, layer_norm_cluster_on_chip<1>>(
+          run, vec, threads, run.in, run.out, run.gamma, run.beta,
+          static_cast<unsigned int>(run.cols))) {
+    split_through_memory(run);
   }
 }
 

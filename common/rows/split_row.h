@@ -194,6 +194,22 @@ bool clusters_take(const ClusterShape& shape, std::size_t rows) {
          built_for_clusters<Kernel>();
 }
 
+// A row stage's staged-cluster version: Vec (16-byte accesses, where vec) or Scalar over
+// run.rows rows, blocks of `threads`, each kernel called with args and then the part's
+// length (chunk). False, launching nothing, where clusters cannot take the row
+// (clusters_take): the stage then splits it through memory.
+template <auto Vec, auto Scalar, typename... Args>
+bool launch_staged(const RowLaunch& run, bool vec, unsigned int threads, Args... args) {
+  const ClusterShape shape = cluster_shape(run.cols, vec);
+  if (!clusters_take<Vec>(shape, run.rows)) return false;
+  if (vec) {
+    launch_clusters<Vec>(run.rows, shape, threads, run.stream, args..., shape.chunk);
+  } else {
+    launch_clusters<Scalar>(run.rows, shape, threads, run.stream, args..., shape.chunk);
+  }
+  return true;
+}
+
 // The threads a block of a staged part gets where the caller does not choose: 32 values a
 // thread, 128 to 1024 threads (on an H100, 256 threads were fastest for parts of 8192
 // columns and 512 for parts of 16384, at 32768 to 131072 columns).

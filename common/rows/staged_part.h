@@ -55,8 +55,7 @@ class StagedPart {
     if constexpr (kVec == 4) {
       float4* s4 = reinterpret_cast<float4*>(s_);
       for (unsigned int i = threadIdx.x; i < count_ / 4; i += blockDim.x) {
-        const float4 q = s4[i];
-        s4[i] = make_float4(f(q.x), f(q.y), f(q.z), f(q.w));
+        s4[i] = lanes(f, s4[i]);
       }
     } else {
       for (unsigned int c = threadIdx.x; c < count_; c += blockDim.x) s_[c] = f(s_[c]);
@@ -70,8 +69,7 @@ class StagedPart {
       const float4* s4 = reinterpret_cast<const float4*>(s_);
       float4* y4 = reinterpret_cast<float4*>(y);
       for (unsigned int i = threadIdx.x; i < count_ / 4; i += blockDim.x) {
-        const float4 q = s4[i];
-        y4[i] = make_float4(f(q.x), f(q.y), f(q.z), f(q.w));
+        y4[i] = lanes(f, s4[i]);
       }
     } else {
       for (unsigned int c = threadIdx.x; c < count_; c += blockDim.x) y[c] = f(s_[c]);
@@ -90,19 +88,19 @@ class StagedPart {
       const float4* a4 = reinterpret_cast<const float4*>(a);
       const float4* b4 = reinterpret_cast<const float4*>(b);
       float4* y4 = reinterpret_cast<float4*>(y);
+      constexpr int kAhead = 2;
       const unsigned int n = count_ / 4;
-      for (unsigned int i = threadIdx.x; i < n; i += 2 * blockDim.x) {
-        const unsigned int j = i + blockDim.x;
-        const float4 p = a4[i], r = b4[i];
-        float4 p2{}, r2{};
-        if (j < n) p2 = a4[j], r2 = b4[j];
-        const float4 q = s4[i];
-        y4[i] = make_float4(f(q.x, p.x, r.x), f(q.y, p.y, r.y), f(q.z, p.z, r.z),
-                            f(q.w, p.w, r.w));
-        if (j < n) {
-          const float4 q2 = s4[j];
-          y4[j] = make_float4(f(q2.x, p2.x, r2.x), f(q2.y, p2.y, r2.y), f(q2.z, p2.z, r2.z),
-                              f(q2.w, p2.w, r2.w));
+      for (unsigned int i = threadIdx.x; i < n; i += kAhead * blockDim.x) {
+        float4 p[kAhead], r[kAhead];
+#pragma unroll
+        for (int k = 0; k < kAhead; ++k) {
+          const unsigned int j = i + k * blockDim.x;
+          if (j < n) p[k] = a4[j], r[k] = b4[j];
+        }
+#pragma unroll
+        for (int k = 0; k < kAhead; ++k) {
+          const unsigned int j = i + k * blockDim.x;
+          if (j < n) y4[j] = lanes(f, s4[j], p[k], r[k]);
         }
       }
     } else {
@@ -111,6 +109,13 @@ class StagedPart {
   }
 
  private:
+  // f over the four lanes of q, each with the same lane of `more`.
+  template <typename F, typename... More>
+  __device__ static float4 lanes(F& f, float4 q, More... more) {
+    return make_float4(f(q.x, more.x...), f(q.y, more.y...), f(q.z, more.z...),
+                       f(q.w, more.w...));
+  }
+
   float* s_;
   unsigned int count_;
 };

@@ -801,7 +801,8 @@ def multi_gpu(descriptions, out, block):
         unbuilt = [s for s in registry().stages if "nccl" in s.needs and not s.built]
         why = (build.unbuilt_line(unbuilt[0], "configure again") if unbuilt else
                "the multi-GPU stage, bench_allreduce and reduce_ranks are not built: CMake "
-               "found no NCCL (install it, e.g. apt install libnccl-dev, or set NCCL_ROOT, and configure again)")
+               "found no NCCL (install it, e.g. apt install libnccl-dev, or set NCCL_ROOT, "
+               "and configure again)")
         raise Stop(f"bench.py: error: {why}", 1)
     return run_multi_gpu(capstone_of(descriptions), spread, metadata(False, None, block),
                          out or ROOT / "docs" / "results")

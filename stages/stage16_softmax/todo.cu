@@ -394,17 +394,9 @@ void split_through_memory(const reduce::RowLaunch& run) {
 // the row (reduce::clusters_take).
 void cluster_on_chip_with(const reduce::RowLaunch& run, unsigned int threads) {
   const bool vec = reduce::rows_take_vectors(run.in, run.out, run.cols);
-  const reduce::ClusterShape shape = reduce::cluster_shape(run.cols, vec);
-  if (!reduce::clusters_take<softmax_cluster_on_chip<4>>(shape, run.rows)) {
-    return split_through_memory(run);
-  }
-  const auto cols = static_cast<unsigned int>(run.cols);
-  if (vec) {
-    reduce::launch_clusters<softmax_cluster_on_chip<4>>(run.rows, shape, threads, run.stream,
-                                                        run.in, run.out, cols, shape.chunk);
-  } else {
-    reduce::launch_clusters<softmax_cluster_on_chip<1>>(run.rows, shape, threads, run.stream,
-                                                        run.in, run.out, cols, shape.chunk);
+  if (!reduce::launch_staged<softmax_cluster_on_chip<4>, softmax_cluster_on_chip<1>>(
+          run, vec, threads, run.in, run.out, static_cast<unsigned int>(run.cols))) {
+    split_through_memory(run);
   }
 }
 
