@@ -9,9 +9,13 @@
 //
 // No rank waits forever: the communicator is non-blocking (config.blocking = 0), so each
 // rank polls its init and every all-reduce with ncclCommGetAsyncError against its own
-// wall-clock deadline (--timeout S), and on time-out aborts its communicator
+// wall-clock deadline (--timeout S), and on time-out aborts its communicators
 // (ncclCommAbort), leaves one line and exits 5. The launcher stops every other rank as soon
-// as one fails and prints that one line.
+// as one fails and prints that one line. The timed all-reduce runs on a second, blocking
+// communicator split from the first once every rank has been seen in an all-reduce: a
+// non-blocking communicator hands each call's enqueue to another thread (ncclInProgress
+// every time, 100 to 200 us of host time on two H200s), and the GPU sat idle for it, since
+// the stop event can follow the all-reduce only once that is enqueued.
 //
 //   build/bin/reduce_ranks --ranks 1                 (one GPU)
 //   build/bin/reduce_ranks --ranks 2 --n 268435456   (two GPUs)
@@ -191,7 +195,10 @@ class Rank {
  private:
   [[noreturn]] void give_up(const std::string& waiting_for);
   void open_communicator();
-  void wait_for_nccl(const std::string& call, Clock::time_point deadline);
+  void wait_for_nccl(ncclComm_t comm, const std::string& call, Clock::time_point deadline);
+  void wait_for_event(cudaEvent_t event, ncclComm_t comm, const std::string& what,
+                      Clock::time_point deadline);
+  void open_timed_communicator(cudaStream_t stream);
   float sum_once(GpuScratch& gpu, const GpuPart& part, double* ms);
   void line_up(cudaStream_t stream);
   std::string check_line(float total, const Reference& ref) const;
@@ -201,7 +208,8 @@ class Rank {
   const int rank_;
   DeviceBuffer<float> lineup_;  // line_up's one float, on this rank's GPU (made in run())
   const std::chrono::seconds timeout_;
-  ncclComm_t comm_ = nullptr;
+  ncclComm_t comm_ = nullptr;   // non-blocking: init, lining up, finalize
+  ncclComm_t timed_ = nullptr;  // blocking, split from comm_: the timed all-reduce
 };
 
 // The deadline has passed: abort the communicator (so that no kernel of ours keeps
@@ -213,6 +221,7 @@ void Rank::give_up(const std::string& waiting_for) {
   if (comm_ != nullptr) {
     std::atomic<bool> aborted{false};
     std::thread([this, &aborted] {
+      if (timed_ != nullptr) ncclCommAbort(timed_);
       ncclCommAbort(comm_);
       aborted = true;
     }).detach();
@@ -225,10 +234,10 @@ void Rank::give_up(const std::string& waiting_for) {
 
 // A non-blocking call returned ncclInProgress (or ncclSuccess): polls the communicator's
 // state until it is no longer in progress, or gives up at the deadline.
-void Rank::wait_for_nccl(const std::string& call, Clock::time_point deadline) {
+void Rank::wait_for_nccl(ncclComm_t comm, const std::string& call, Clock::time_point deadline) {
   ncclResult_t state = ncclInProgress;
   while (true) {
-    NCCL_CHECK(ncclCommGetAsyncError(comm_, &state));
+    NCCL_CHECK(ncclCommGetAsyncError(comm, &state));
     if (state != ncclInProgress) break;
     if (Clock::now() >= deadline) give_up(call);
     std::this_thread::sleep_for(kPoll);
@@ -252,7 +261,7 @@ void Rank::open_communicator() {
   config.blocking = 0;  // every call returns at once; we poll, with our own deadline
   const ncclResult_t started = ncclCommInitRankConfig(&comm_, opt_.ranks, id, rank_, &config);
   if (started != ncclInProgress) NCCL_CHECK(started);
-  wait_for_nccl("ncclCommInitRankConfig (every rank must join; " +
+  wait_for_nccl(comm_, "ncclCommInitRankConfig (every rank must join; " +
                     std::to_string(opt_.ranks) + " ranks)",
                 deadline);
 }
@@ -266,7 +275,44 @@ void Rank::line_up(cudaStream_t stream) {
   const ncclResult_t started = ncclAllReduce(lineup_.get(), lineup_.get(), 1, ncclFloat, ncclSum,
                                              comm_, stream);
   if (started != ncclInProgress) NCCL_CHECK(started);
-  wait_for_nccl("ncclAllReduce (lining the ranks up) to be enqueued", Clock::now() + timeout_);
+  wait_for_nccl(comm_, "ncclAllReduce (lining the ranks up) to be enqueued",
+                Clock::now() + timeout_);
+}
+
+// Polls `event` (never blocks: it may wait for a peer that never comes), checking `comm`
+// for an asynchronous error, until it fires or the deadline passes.
+void Rank::wait_for_event(cudaEvent_t event, ncclComm_t comm, const std::string& what,
+                          Clock::time_point deadline) {
+  while (true) {
+    const cudaError_t done = cudaEventQuery(event);
+    if (done == cudaSuccess) return;
+    if (done != cudaErrorNotReady) CUDA_CHECK(done);
+    ncclResult_t state = ncclSuccess;
+    NCCL_CHECK(ncclCommGetAsyncError(comm, &state));
+    if (state != ncclSuccess && state != ncclInProgress) {
+      check_nccl(state, "ncclAllReduce", __FILE__, __LINE__);
+    }
+    if (Clock::now() >= deadline) give_up(what);
+    std::this_thread::sleep_for(kPoll);
+  }
+}
+
+// A blocking communicator's calls cannot be given up on, so it is split off only once an
+// all-reduce on the non-blocking one has ended: every rank is then alive and past init.
+void Rank::open_timed_communicator(cudaStream_t stream) {
+  const auto deadline = Clock::now() + timeout_;
+  CudaEvent lined_up;
+  line_up(stream);
+  CUDA_CHECK(cudaEventRecord(lined_up.get(), stream));
+  wait_for_event(lined_up.get(), comm_, "every rank's first all-reduce", deadline);
+  ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
+  config.blocking = 1;
+  const ncclResult_t started = ncclCommSplit(comm_, 0, rank_, &timed_, &config);
+  if (started != ncclInProgress) NCCL_CHECK(started);
+  // Split from a non-blocking parent, the child is made on another thread: the parent's
+  // state says when, and only then is timed_ set.
+  wait_for_nccl(comm_, "ncclCommSplit (the timed communicator)", deadline);
+  if (timed_ == nullptr) throw RankFailure(kExitCudaError, "ncclCommSplit made no communicator");
 }
 
 // One run: the shard's sum, the all-reduce, and the time between two events around both.
@@ -276,25 +322,17 @@ float Rank::sum_once(GpuScratch& gpu, const GpuPart& part, double* ms) {
   line_up(gpu.stream);
   CUDA_CHECK(cudaEventRecord(start.get(), gpu.stream));
   sum_shard(part, opt_.common.block);
-  const ncclResult_t started = ncclAllReduce(part.shard_sum, part.total, 1, ncclFloat, ncclSum,
-                                             comm_, gpu.stream);
-  if (started != ncclInProgress) NCCL_CHECK(started);
   const auto deadline = Clock::now() + timeout_;
-  wait_for_nccl("ncclAllReduce to be enqueued", deadline);
+  const ncclResult_t started = ncclAllReduce(part.shard_sum, part.total, 1, ncclFloat, ncclSum,
+                                             timed_, gpu.stream);
+  if (started == ncclInProgress) {
+    wait_for_nccl(timed_, "ncclAllReduce to be enqueued", deadline);
+  } else {
+    NCCL_CHECK(started);
+  }
   CUDA_CHECK(cudaEventRecord(stop.get(), gpu.stream));
   // The all-reduce finishes only when every rank has joined it: poll, never block.
-  while (true) {
-    const cudaError_t done = cudaEventQuery(stop.get());
-    if (done == cudaSuccess) break;
-    if (done != cudaErrorNotReady) CUDA_CHECK(done);
-    ncclResult_t state = ncclSuccess;
-    NCCL_CHECK(ncclCommGetAsyncError(comm_, &state));
-    if (state != ncclSuccess && state != ncclInProgress) {
-      check_nccl(state, "ncclAllReduce", __FILE__, __LINE__);
-    }
-    if (Clock::now() >= deadline) give_up("the all-reduce (every rank must join it)");
-    std::this_thread::sleep_for(kPoll);
-  }
+  wait_for_event(stop.get(), timed_, "the all-reduce (every rank must join it)", deadline);
   float elapsed = 0.0f;
   CUDA_CHECK(cudaEventElapsedTime(&elapsed, start.get(), stop.get()));
   *ms = elapsed;
@@ -335,7 +373,8 @@ int Rank::run() {
   open_communicator();
   if (rank_ == opt_.fail_rank && opt_.fail_mode == FailMode::kDiesAfterInit) raise(SIGKILL);
 
-  const GpuPart part = gpu.part(shard_copy.get(), shard.count, comm_);
+  open_timed_communicator(gpu.stream);
+  const GpuPart part = gpu.part(shard_copy.get(), shard.count, timed_);
 
   double ms = 0.0;
   const float warmup = sum_once(gpu, part, &ms);
@@ -388,9 +427,14 @@ int Rank::run() {
   }
   // Finalize waits (polled, with the deadline) until no rank still needs this one; then
   // destroying it is local.
+  // The timed communicator's work has ended (its last event fired): finalizing it waits
+  // for nothing.
+  NCCL_CHECK(ncclCommFinalize(timed_));
+  ncclCommDestroy(timed_);
+  timed_ = nullptr;
   const ncclResult_t finalizing = ncclCommFinalize(comm_);
   if (finalizing != ncclInProgress) NCCL_CHECK(finalizing);
-  wait_for_nccl("ncclCommFinalize (every rank's)", Clock::now() + timeout_);
+  wait_for_nccl(comm_, "ncclCommFinalize (every rank's)", Clock::now() + timeout_);
   ncclCommDestroy(comm_);
   return kExitMatch;
 }
