@@ -221,7 +221,7 @@ void Rank::give_up(const std::string& waiting_for) {
   if (comm_ != nullptr) {
     std::atomic<bool> aborted{false};
     std::thread([this, &aborted] {
-      if (timed_ != nullptr) ncclCommAbort(timed_);
+      if (timed_ != nullptr && timed_ != comm_) ncclCommAbort(timed_);
       ncclCommAbort(comm_);
       aborted = true;
     }).detach();
@@ -305,6 +305,7 @@ void Rank::open_timed_communicator(cudaStream_t stream) {
   line_up(stream);
   CUDA_CHECK(cudaEventRecord(lined_up.get(), stream));
   wait_for_event(lined_up.get(), comm_, "every rank's first all-reduce", deadline);
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 18, 0)
   ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
   config.blocking = 1;
   const ncclResult_t started = ncclCommSplit(comm_, 0, rank_, &timed_, &config);
@@ -313,6 +314,11 @@ void Rank::open_timed_communicator(cudaStream_t stream) {
   // state says when, and only then is timed_ set.
   wait_for_nccl(comm_, "ncclCommSplit (the timed communicator)", deadline);
   if (timed_ == nullptr) throw RankFailure(kExitCudaError, "ncclCommSplit made no communicator");
+#else
+  // NCCL before 2.18 has no ncclCommSplit: the timed all-reduce stays on the non-blocking
+  // communicator, and its enqueue is timed with it.
+  timed_ = comm_;
+#endif
 }
 
 // One run: the shard's sum, the all-reduce, and the time between two events around both.
@@ -429,8 +435,10 @@ int Rank::run() {
   // destroying it is local.
   // The timed communicator's work has ended (its last event fired): finalizing it waits
   // for nothing.
-  NCCL_CHECK(ncclCommFinalize(timed_));
-  ncclCommDestroy(timed_);
+  if (timed_ != comm_) {
+    NCCL_CHECK(ncclCommFinalize(timed_));
+    ncclCommDestroy(timed_);
+  }
   timed_ = nullptr;
   const ncclResult_t finalizing = ncclCommFinalize(comm_);
   if (finalizing != ncclInProgress) NCCL_CHECK(finalizing);
