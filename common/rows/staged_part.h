@@ -49,17 +49,11 @@ class StagedPart {
     }
   }
 
-  // Replaces each of this thread's values with f(value).
+  // Replaces each of this thread's values with f(value): a store onto the part itself, each
+  // access read before it is written.
   template <typename F>
   __device__ void update(F&& f) {
-    if constexpr (kVec == 4) {
-      float4* s4 = reinterpret_cast<float4*>(s_);
-      for (unsigned int i = threadIdx.x; i < count_ / 4; i += blockDim.x) {
-        s4[i] = lanes(f, s4[i]);
-      }
-    } else {
-      for (unsigned int c = threadIdx.x; c < count_; c += blockDim.x) s_[c] = f(s_[c]);
-    }
+    store(s_, f);
   }
 
   // Writes y[c] = f(value) for each of this thread's values.
