@@ -89,20 +89,23 @@ def mark(row):
     return "" if row["match"] else " ✗"
 
 
+def scaling_row(rows, part, n, gpus=1):
+    """The scaling run of `part` at n on `gpus` GPUs."""
+    return next(r for r in rows if r["part"] == part and r["n"] == n and r["gpus"] == gpus)
+
+
 def scaling_table(rows, model, gpus):
     lines = ["| n | floor, 1 GPU (us) | stage 14 (us) | stage 18, 1 GPU (us) | x floor | GB/s "
              "| stage 18, 2 GPUs (us) | GB/s | speedup | scaling efficiency |",
              "|---|---|---|---|---|---|---|---|---|---|"]
     for n in SIZES:
-        pick = lambda part, k=1: next(r for r in rows if r["part"] == part and r["n"] == n
-                                      and r["gpus"] == k)
-        one, capstone = pick(SPREAD), pick(CAPSTONE)
+        one, capstone = scaling_row(rows, SPREAD, n), scaling_row(rows, CAPSTONE, n)
         floor = model["at"](n) if model else None
         cells = [size_name(n), us(floor) if floor else "", us(capstone["gpu_ms"]) + mark(capstone),
                  us(one["gpu_ms"]) + mark(one),
                  f"{one['gpu_ms'] / floor:.2f}" if floor else "", f"{one['gbps']:.0f}"]
         if gpus >= 2:
-            two = pick(SPREAD, 2)
+            two = scaling_row(rows, SPREAD, n, 2)
             speedup = one["gpu_ms"] / two["gpu_ms"]
             cells += [us(two["gpu_ms"]) + mark(two), f"{two['gbps']:.0f}", f"{speedup:.2f}x",
                       f"{speedup / 2:.0%}"]
@@ -120,9 +123,7 @@ def ranks_section(rows, gpus):
              "|---|---|---|---|"]
     missed = []
     for n in SIZES:
-        pick = lambda part: next(r for r in rows if r["part"] == part and r["n"] == n
-                                 and r["gpus"] == 2)
-        one, ranks = pick(SPREAD), pick(RANKS)
+        one, ranks = scaling_row(rows, SPREAD, n, 2), scaling_row(rows, RANKS, n, 2)
         ratio = ranks["gpu_ms"] / one["gpu_ms"]
         if ratio > RANKS_TARGET:
             missed.append(f"{size_name(n)} ({ratio:.2f}x)")
@@ -158,8 +159,7 @@ def verdict(rows, gpus):
         return ("This machine shows one GPU, so the two-GPU column and the peer-copy version were "
                 f"not run; the target (at least {TARGET_SPEEDUP}x on two GPUs at "
                 f"{size_name(TARGET_N)}) is not measured here.")
-    one = next(r for r in rows if r["part"] == SPREAD and r["n"] == TARGET_N and r["gpus"] == 1)
-    two = next(r for r in rows if r["part"] == SPREAD and r["n"] == TARGET_N and r["gpus"] == 2)
+    one, two = scaling_row(rows, SPREAD, TARGET_N), scaling_row(rows, SPREAD, TARGET_N, 2)
     speedup = one["gpu_ms"] / two["gpu_ms"]
     held = "met" if speedup >= TARGET_SPEEDUP else f"missed by {TARGET_SPEEDUP - speedup:.2f}x"
     return (f"At {size_name(TARGET_N)}, two GPUs took {us(two['gpu_ms'])} us against "
