@@ -270,13 +270,20 @@ void Rank::open_communicator() {
 // polling its own event every kPoll, and each flushes its own L2. A rank whose start event
 // fired first would time its wait for the others inside the all-reduce, and rank 0 reports
 // its own times. A one-float all-reduce ends on every GPU at about the same moment, so a
-// start event recorded behind it on the stream starts every rank's run together.
+// start event recorded behind it on the stream starts every rank's run together, as long
+// as every rank has recorded it before the line-up ends. Once the timed communicator is
+// open the line-up runs on it: its enqueue returns at once, where the non-blocking one's
+// could leave a rank polling (kPoll) while the others' runs had already started.
 void Rank::line_up(cudaStream_t stream) {
+  const ncclComm_t comm = timed_ != nullptr ? timed_ : comm_;
   const ncclResult_t started = ncclAllReduce(lineup_.get(), lineup_.get(), 1, ncclFloat, ncclSum,
-                                             comm_, stream);
-  if (started != ncclInProgress) NCCL_CHECK(started);
-  wait_for_nccl(comm_, "ncclAllReduce (lining the ranks up) to be enqueued",
-                Clock::now() + timeout_);
+                                             comm, stream);
+  if (started == ncclInProgress) {
+    wait_for_nccl(comm, "ncclAllReduce (lining the ranks up) to be enqueued",
+                  Clock::now() + timeout_);
+  } else {
+    NCCL_CHECK(started);
+  }
 }
 
 // Polls `event` (never blocks: it may wait for a peer that never comes), checking `comm`

@@ -201,9 +201,10 @@ on 1 GPU / on 2 GPUs; scaling efficiency = speedup / 2. {floor}
 by an NCCL communicator, as a job launcher would start it. Each rank lines the ranks up
 with a one-float all-reduce, then times its shard's sum and the all-reduce between its own
 two events, from a clean L2; rank 0 reports the median of {REPEAT} runs after a warm-up, and
-every run's total is checked. The timed all-reduce runs on a blocking communicator split from
-the rank's non-blocking one: a non-blocking enqueue takes longer than the shard's sum, and the
-GPU would wait for it inside the timed span ([measurements](../measurements.md)). Beside it,
+every run's total is checked. The timed all-reduce, and the line-up before each timed run,
+run on a blocking communicator split from the rank's non-blocking one: a non-blocking enqueue
+takes longer than the shard's sum, and the GPU would wait for it inside the timed span
+([measurements](../measurements.md)). Beside it,
 stage 18 in one process on the same two GPUs (the table above).
 
 {ranks_section(scaling, gpus)}
