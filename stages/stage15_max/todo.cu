@@ -5,7 +5,7 @@
 // exact, so the result must equal the CPU's; a NaN anywhere in the input makes it NaN
 // (common/max_of.h says why). Last, argmax: the index of the first maximum.
 //
-// Run it:   scripts/run.sh 15                      (version 6, the default)
+// Run it:   scripts/run.sh --todo 15               (your template; version 6, the default)
 //           build/bin/stage15_todo --version 1     (one of your versions)
 // Test it:  scripts/test.sh --todo 15              (every version at every block size)
 #include "common/argmax_key.h"

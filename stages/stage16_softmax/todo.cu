@@ -8,7 +8,7 @@
 // the row in registers, so they read it once; versions 8 and 9 split a long row over
 // several blocks (9: a cluster that keeps it on chip); version 10 picks 6, 7 or 9 by length.
 //
-// Run it:   scripts/run.sh 16                                   (version 10, the default)
+// Run it:   scripts/run.sh --todo 16                            (your template; version 10, the default)
 //           build/bin/stage16_todo --version 1 --rows 8 --cols 131072
 // Test it:  scripts/test.sh --todo 16           (every version, short rows and long ones)
 #include <algorithm>

@@ -10,7 +10,7 @@
 // 9 and 10 split a long row over several blocks (10: a cluster that keeps it on chip);
 // version 11 picks 7, 8 or 10 by row length.
 //
-// Run it:   scripts/run.sh 17                                   (version 11, the default)
+// Run it:   scripts/run.sh --todo 17                            (your template; version 11, the default)
 //           build/bin/stage17_todo --version 1 --offset 10000   (watch version 1 fail)
 // Test it:  scripts/test.sh --todo 17
 #include <algorithm>
