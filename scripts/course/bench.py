@@ -32,6 +32,9 @@ Markers, each pair rewritten from a saved run (--docs-only) and compared with it
         x copy (the rows), from operations.csv and operations.json (course/operations_bench.py)
 A lesson without a pair of markers is left alone.
 
+Every page names the commit it measured: HEAD, "with uncommitted changes" where the tracked
+files differ from it, or BENCH_COMMIT where that is set (a tree copied without its .git).
+
     scripts/bench.sh                 (builds first, then measures)
     scripts/bench.sh --quick         (n = 2^24 only, fewer repeats: a smoke test)
     scripts/bench.sh --pairs 7       (7 process pairs of stage 14 and CUB per size)

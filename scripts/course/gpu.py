@@ -181,8 +181,24 @@ def machine():
     smi = tool_output(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"])
     gpu, _, driver = smi.partition(", ")
     nvcc = re.search(r"release ([0-9.]+)", tool_output(["nvcc", "--version"]))
-    commit = os.environ.get("BENCH_COMMIT") or tool_output(
-        ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"]) or "unknown"
     return {"device": gpu.splitlines()[0] if gpu else "unknown",
             "driver": driver.splitlines()[0] if driver else "unknown",
-            "cuda": nvcc.group(1) if nvcc else "unknown", "commit": commit}
+            "cuda": nvcc.group(1) if nvcc else "unknown", "commit": course_commit()}
+
+
+def course_commit():
+    """BENCH_COMMIT where set, else HEAD's short hash, marked where the tracked files differ
+    from it: a page measured on such a tree must not name a commit that does not hold its
+    code (a copied tree can carry an older .git)."""
+    named = os.environ.get("BENCH_COMMIT")
+    if named:
+        return named
+    head = tool_output(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"])
+    if not head:
+        return "unknown"
+    try:
+        changed = subprocess.run(["git", "-C", str(ROOT), "diff", "--quiet", "HEAD", "--"],
+                                 capture_output=True).returncode == 1
+    except OSError:
+        changed = False
+    return f"{head} with uncommitted changes" if changed else head

@@ -10,6 +10,7 @@ import io
 import json
 import os
 import pathlib
+import subprocess
 import sys
 import tempfile
 import unittest
@@ -326,6 +327,31 @@ class Merge(unittest.TestCase):
             self.assertIn("was faster than every read kernel", (out / "README.md").read_text())
             with self.assertRaises(bench.Stop):
                 bench.merge(args, [parts[0], parts[0]])
+
+
+class Commit(unittest.TestCase):
+    """The commit a page names: HEAD where the tracked files are HEAD's, marked where they
+    differ (a tree copied to a GPU machine can carry an older .git), BENCH_COMMIT where set."""
+
+    def test_a_changed_tree_is_marked_and_bench_commit_wins(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            repo = pathlib.Path(tmp)
+            git = ["git", "-C", tmp, "-c", "user.name=t", "-c", "user.email=t@t"]
+            subprocess.run(git + ["init", "-q"], check=True)
+            (repo / "kernel.cu").write_text("one\n")
+            subprocess.run(git + ["add", "kernel.cu"], check=True)
+            subprocess.run(git + ["commit", "-q", "-m", "one"], check=True)
+            head = subprocess.run(git + ["rev-parse", "--short", "HEAD"], check=True,
+                                  capture_output=True, text=True).stdout.strip()
+            with mock.patch.object(gpu, "ROOT", repo), mock.patch.dict(os.environ, {}, clear=False):
+                os.environ.pop("BENCH_COMMIT", None)
+                self.assertEqual(gpu.course_commit(), head)
+                (repo / "notes.txt").write_text("untracked files do not count\n")
+                self.assertEqual(gpu.course_commit(), head)
+                (repo / "kernel.cu").write_text("two\n")
+                self.assertEqual(gpu.course_commit(), f"{head} with uncommitted changes")
+                os.environ["BENCH_COMMIT"] = "abc1234"
+                self.assertEqual(gpu.course_commit(), "abc1234")
 
 
 if __name__ == "__main__":
