@@ -204,8 +204,8 @@ two events, from a clean L2; rank 0 reports the median of {REPEAT} runs after a 
 every run's total is checked. The timed all-reduce, and the line-up before each timed run,
 run on a blocking communicator split from the rank's non-blocking one: a non-blocking enqueue
 takes longer than the shard's sum, and the GPU would wait for it inside the timed span
-([measurements](../measurements.md)). Beside it,
-stage 18 in one process on the same two GPUs (the table above).
+([measurements](../measurements.md)). Beside it, stage 18 in one process on the same two
+GPUs (the table above).
 
 {ranks_section(scaling, gpus)}
 
