@@ -4,26 +4,49 @@
 #include <limits>
 
 #include "common/harness/input.h"
+#include "common/harness/row_ranges.h"
 
 namespace reduce {
 
-std::vector<double> reference_softmax(const float* in, std::size_t rows, std::size_t cols) {
-  std::vector<double> out(rows * cols);
-  for (std::size_t r = 0; r < rows; ++r) {
-    const float* x = in + r * cols;
-    double* y = out.data() + r * cols;
-    double top = -std::numeric_limits<double>::infinity();
-    bool nan = false;
-    for (std::size_t c = 0; c < cols; ++c) {
-      nan = nan || std::isnan(x[c]);
-      top = std::fmax(top, x[c]);
-    }
-    double total = 0.0;
-    for (std::size_t c = 0; c < cols; ++c) total += std::exp(x[c] - top);
-    for (std::size_t c = 0; c < cols; ++c) {
-      y[c] = nan ? std::numeric_limits<double>::quiet_NaN() : std::exp(x[c] - top) / total;
+namespace {
+
+void softmax_row(const float* x, double* y, std::size_t cols) {
+  double top = -std::numeric_limits<double>::infinity();
+  bool nan = false;
+  for (std::size_t c = 0; c < cols; ++c) {
+    nan = nan || std::isnan(x[c]);
+    top = std::fmax(top, x[c]);
+  }
+  double total = 0.0;
+  for (std::size_t c = 0; c < cols; ++c) total += std::exp(x[c] - top);
+  for (std::size_t c = 0; c < cols; ++c) {
+    y[c] = nan ? std::numeric_limits<double>::quiet_NaN() : std::exp(x[c] - top) / total;
+  }
+}
+
+// The verdicts of consecutive row ranges as one pass over all rows gives it: the first
+// value that is not a number where it must be, else the largest error (the first on a tie).
+RowVerdict combined(const std::vector<RowVerdict>& ranges, double tolerance) {
+  RowVerdict v{0.0, tolerance, true, 0};
+  for (const RowVerdict& range : ranges) {
+    if (!range.match) return range;
+    if (range.error > v.error) {
+      v.error = range.error;
+      v.worst = range.worst;
     }
   }
+  v.match = v.error <= v.tolerance;
+  return v;
+}
+
+}  // namespace
+
+std::vector<double> reference_softmax(const float* in, std::size_t rows, std::size_t cols) {
+  std::vector<double> out(rows * cols);
+  over_row_ranges(rows, cols, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t r = begin; r < end; ++r) softmax_row(in + r * cols, out.data() + r * cols, cols);
+    return 0;
+  });
   return out;
 }
 
@@ -39,26 +62,29 @@ double softmax_tolerance(std::size_t cols) {
 }
 
 RowVerdict verify_softmax(const float* gpu, const std::vector<double>& ref, std::size_t cols) {
-  RowVerdict v{0.0, softmax_tolerance(cols), true, 0};
-  for (std::size_t start = 0; start < ref.size(); start += cols) {
-    double largest = 0.0;
-    for (std::size_t c = 0; c < cols; ++c) largest = std::fmax(largest, ref[start + c]);
-    for (std::size_t i = start; i < start + cols; ++i) {
-      const bool gpu_nan = std::isnan(gpu[i]);
-      const bool ref_nan = std::isnan(ref[i]);
-      if (gpu_nan && ref_nan) continue;
-      if (gpu_nan || ref_nan || std::isinf(gpu[i])) {
-        return {std::numeric_limits<double>::quiet_NaN(), v.tolerance, false, i};
-      }
-      const double error = std::fabs(static_cast<double>(gpu[i]) - ref[i]) / largest;
-      if (error > v.error) {
-        v.error = error;
-        v.worst = i;
+  const double tolerance = softmax_tolerance(cols);
+  const std::size_t rows = cols == 0 ? 0 : ref.size() / cols;
+  return combined(over_row_ranges(rows, cols, [&](std::size_t begin, std::size_t end) {
+    RowVerdict v{0.0, tolerance, true, 0};
+    for (std::size_t start = begin * cols; start < end * cols; start += cols) {
+      double largest = 0.0;
+      for (std::size_t c = 0; c < cols; ++c) largest = std::fmax(largest, ref[start + c]);
+      for (std::size_t i = start; i < start + cols; ++i) {
+        const bool gpu_nan = std::isnan(gpu[i]);
+        const bool ref_nan = std::isnan(ref[i]);
+        if (gpu_nan && ref_nan) continue;
+        if (gpu_nan || ref_nan || std::isinf(gpu[i])) {
+          return RowVerdict{std::numeric_limits<double>::quiet_NaN(), tolerance, false, i};
+        }
+        const double error = std::fabs(static_cast<double>(gpu[i]) - ref[i]) / largest;
+        if (error > v.error) {
+          v.error = error;
+          v.worst = i;
+        }
       }
     }
-  }
-  v.match = v.error <= v.tolerance;
-  return v;
+    return v;
+  }), tolerance);
 }
 
 LayerNormParams layer_norm_params(std::size_t cols, std::uint32_t seed) {
@@ -75,47 +101,53 @@ LayerNormReference reference_layer_norm(const float* in, std::size_t rows, std::
                                         const LayerNormParams& params) {
   LayerNormReference ref{std::vector<double>(rows * cols), std::vector<double>(rows),
                          std::vector<double>(rows)};
-  for (std::size_t r = 0; r < rows; ++r) {
-    const float* x = in + r * cols;
-    double total = 0.0;
-    for (std::size_t c = 0; c < cols; ++c) total += x[c];
-    const double mean = total / static_cast<double>(cols);
-    double squares = 0.0;
-    for (std::size_t c = 0; c < cols; ++c) squares += (x[c] - mean) * (x[c] - mean);
-    const double rstd =
-        1.0 / std::sqrt(squares / static_cast<double>(cols) + static_cast<double>(kLayerNormEpsilon));
-    ref.mean[r] = mean;
-    ref.rstd[r] = rstd;
-    for (std::size_t c = 0; c < cols; ++c) {
-      ref.values[r * cols + c] = (x[c] - mean) * rstd * params.gamma[c] + params.beta[c];
+  over_row_ranges(rows, cols, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t r = begin; r < end; ++r) {
+      const float* x = in + r * cols;
+      double total = 0.0;
+      for (std::size_t c = 0; c < cols; ++c) total += x[c];
+      const double mean = total / static_cast<double>(cols);
+      double squares = 0.0;
+      for (std::size_t c = 0; c < cols; ++c) squares += (x[c] - mean) * (x[c] - mean);
+      const double rstd = 1.0 / std::sqrt(squares / static_cast<double>(cols) +
+                                          static_cast<double>(kLayerNormEpsilon));
+      ref.mean[r] = mean;
+      ref.rstd[r] = rstd;
+      for (std::size_t c = 0; c < cols; ++c) {
+        ref.values[r * cols + c] = (x[c] - mean) * rstd * params.gamma[c] + params.beta[c];
+      }
     }
-  }
+    return 0;
+  });
   return ref;
 }
 
 RowVerdict verify_layer_norm(const float* gpu, const LayerNormReference& ref,
                              const LayerNormParams& params, std::size_t cols) {
-  RowVerdict v{0.0, softmax_tolerance(cols), true, 0};
-  for (std::size_t i = 0; i < ref.values.size(); ++i) {
-    const std::size_t r = i / cols, c = i % cols;
-    const bool gpu_nan = std::isnan(gpu[i]);
-    const bool ref_nan = std::isnan(ref.values[i]);
-    if (gpu_nan && ref_nan) continue;
-    if (gpu_nan || ref_nan || std::isinf(gpu[i])) {
-      return {std::numeric_limits<double>::quiet_NaN(), v.tolerance, false, i};
+  const double tolerance = softmax_tolerance(cols);
+  const std::size_t rows = ref.mean.size();
+  return combined(over_row_ranges(rows, cols, [&](std::size_t begin, std::size_t end) {
+    RowVerdict v{0.0, tolerance, true, 0};
+    for (std::size_t i = begin * cols; i < end * cols; ++i) {
+      const std::size_t r = i / cols, c = i % cols;
+      const bool gpu_nan = std::isnan(gpu[i]);
+      const bool ref_nan = std::isnan(ref.values[i]);
+      if (gpu_nan && ref_nan) continue;
+      if (gpu_nan || ref_nan || std::isinf(gpu[i])) {
+        return RowVerdict{std::numeric_limits<double>::quiet_NaN(), tolerance, false, i};
+      }
+      const double gamma = std::fabs(params.gamma[c]);
+      const double z = (ref.values[i] - params.beta[c]) / params.gamma[c];
+      const double scale = gamma * (1.0 + std::fabs(z) + std::fabs(ref.mean[r]) * ref.rstd[r]) +
+                           std::fabs(params.beta[c]);
+      const double error = std::fabs(static_cast<double>(gpu[i]) - ref.values[i]) / scale;
+      if (error > v.error) {
+        v.error = error;
+        v.worst = i;
+      }
     }
-    const double gamma = std::fabs(params.gamma[c]);
-    const double z = (ref.values[i] - params.beta[c]) / params.gamma[c];
-    const double scale = gamma * (1.0 + std::fabs(z) + std::fabs(ref.mean[r]) * ref.rstd[r]) +
-                         std::fabs(params.beta[c]);
-    const double error = std::fabs(static_cast<double>(gpu[i]) - ref.values[i]) / scale;
-    if (error > v.error) {
-      v.error = error;
-      v.worst = i;
-    }
-  }
-  v.match = v.error <= v.tolerance;
-  return v;
+    return v;
+  }), tolerance);
 }
 
 RowReference::RowReference(Operation op, const std::vector<float>& in, std::size_t rows,

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "common/device_buffer.h"
+#include "common/harness/fingerprint.h"
 #include "common/stage.h"
 #include "common/harness/timing.h"
 
@@ -16,8 +17,12 @@ namespace reduce {
 struct RowTiming {
   double median_ms;          // of the timed runs, each after the L2 was put into its state
   std::vector<float> warmup; // the untimed first run's matrix
-  std::vector<float> last;   // the last timed run's matrix
+  // The last timed run's matrix, brought back only when some timed run disagreed; empty
+  // when every one matched the warm-up's bit for bit (last_matrix() is then the warm-up's).
+  std::vector<float> last;
   int disagreeing = 0;       // timed runs whose matrix differed from the warm-up's, bit for bit
+
+  const std::vector<float>& last_matrix() const { return last.empty() ? warmup : last; }
 };
 
 class RowRunner {
@@ -58,6 +63,7 @@ class RowRunner {
   DeviceBuffer<float> work_;   // row_work_floats(rows, cols): scratch for a split row
   int sm_count_ = 0;
   std::optional<L2Flusher> l2_;  // made by the first time()
+  DeviceFingerprint fingerprint_;
 };
 
 }  // namespace reduce

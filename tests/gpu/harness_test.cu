@@ -2,6 +2,8 @@
 // and memory checks give one-line errors, and the stage executables work end to end.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <regex>
@@ -13,6 +15,8 @@
 #include "common/harness/reference.h"
 #include "common/cuda_check.h"
 #include "common/harness/runner.h"
+#include "common/harness/fingerprint.h"
+#include "common/rows/row_runner.h"
 #include "tests/shell_command.h"
 
 #include <unistd.h>
@@ -333,6 +337,72 @@ TEST_F(Harness, ColabNotebookCommandsRunOnThisGpu) {
   EXPECT_EQ(code, 0) << out;
   EXPECT_NE(out.find("Stage 14 reduction does not match reference"), std::string::npos) << out;
   EXPECT_NE(out.find("colab.sh: ready"), std::string::npos) << out;
+}
+
+// The row runner compares timed runs by fingerprint on the GPU (common/harness/fingerprint.h):
+// it must tell one changed value, and two swapped ones, from the same matrix.
+TEST_F(Harness, FingerprintTellsAChangedOrMovedValue) {
+  const std::vector<float> values = generate_input(1 << 20);
+  DeviceBuffer<float> data(values.size());
+  const auto upload = [&](const std::vector<float>& host) {
+    CUDA_CHECK(cudaMemcpy(data.get(), host.data(), data.bytes(), cudaMemcpyHostToDevice));
+  };
+  DeviceFingerprint fingerprint;
+  upload(values);
+  const std::uint64_t first = fingerprint.of(data.get(), values.size());
+  EXPECT_EQ(fingerprint.of(data.get(), values.size()), first);
+  std::vector<float> changed = values;
+  changed[777777] = std::nextafter(changed[777777], 2.0f);  // one bit of one value
+  upload(changed);
+  EXPECT_NE(fingerprint.of(data.get(), values.size()), first);
+  std::vector<float> swapped = values;
+  std::swap(swapped[5], swapped[1000003]);
+  upload(swapped);
+  EXPECT_NE(fingerprint.of(data.get(), values.size()), first);
+}
+
+// A row stage that copies its input, and one that leaves its last row unwritten on every
+// other launch: the warm-up (launch 0) is whole, timed launches 1 and 3 are not.
+__global__ void copy_values(const float* in, float* out, std::size_t count) {
+  const std::size_t step = std::size_t{gridDim.x} * blockDim.x;
+  for (std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x; i < count; i += step) {
+    out[i] = in[i];
+  }
+}
+int row_launches = 0;
+void copy_rows(const RowLaunch& run, std::size_t count) {
+  copy_values<<<64, 256, 0, run.stream>>>(run.in, run.out, count);
+  CUDA_CHECK_LAUNCH("copy_values");
+}
+void copy_every_row(const RowLaunch& run) { copy_rows(run, run.rows * run.cols); }
+void skip_the_last_row_every_other_run(const RowLaunch& run) {
+  copy_rows(run, run.rows * run.cols - (row_launches++ % 2 == 1 ? run.cols : 0));
+}
+constexpr StageVersion kCopyRows[] = {{"copy", nullptr, copy_every_row}};
+constexpr StageVersion kSkipRows[] = {{"skip", nullptr, skip_the_last_row_every_other_run}};
+
+TEST_F(Harness, EveryTimedRunOfAnHonestRowStageAgrees) {
+  const StagePlan honest{.number = 99, .kind = StageKind::kRows, .op = Operation::kSoftmax,
+                         .versions = kCopyRows};
+  RowRunner runner(honest, 3, 1000);
+  runner.upload(generate_input(3000));
+  const RowTiming timing = runner.time(256, 5);
+  EXPECT_EQ(timing.disagreeing, 0);
+  EXPECT_TRUE(timing.last.empty());  // nothing came back but the warm-up
+  EXPECT_EQ(&timing.last_matrix(), &timing.warmup);
+}
+
+TEST_F(Harness, ATimedRowRunThatSkipsARowIsCaught) {
+  const StagePlan skipping{.number = 99, .kind = StageKind::kRows, .op = Operation::kSoftmax,
+                           .versions = kSkipRows};
+  RowRunner runner(skipping, 3, 1000);
+  runner.upload(generate_input(3000));
+  row_launches = 0;
+  const RowTiming timing = runner.time(256, 3);
+  EXPECT_EQ(timing.disagreeing, 2);
+  ASSERT_EQ(timing.last.size(), 3000u);  // the last run (launch 3) came back for the report
+  EXPECT_TRUE(std::isnan(timing.last.back()));
+  EXPECT_FALSE(std::isnan(timing.warmup.back()));
 }
 
 }  // namespace

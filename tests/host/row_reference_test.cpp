@@ -1,9 +1,12 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <vector>
 
+#include "common/harness/input.h"
+#include "common/harness/row_ranges.h"
 #include "common/rows/row_reference.h"
 #include "common/stage_rules.h"
 
@@ -144,6 +147,43 @@ TEST(RowReference, LayerNormVerifyUsesEachValuesScale) {
   const std::vector<float> flat(cols, 3.0f);
   const reduce::RowReference beta(reduce::Operation::kLayerNorm, flat, 1, cols, params);
   EXPECT_DOUBLE_EQ(beta.value(5), params.beta[5]);
+}
+
+// A matrix large enough to be split over threads (four ranges wherever the host has four
+// cores, two on a two-core runner): the verdict must be the one a single pass gives.
+TEST(RowReference, RowRangesGiveTheVerdictOfOnePass) {
+  const std::size_t rows = 64, cols = reduce::kValuesPerRowRange / 16;
+  const std::vector<float> in = reduce::generate_input(rows * cols);
+  const std::vector<double> ref = reference_softmax(in.data(), rows, cols);
+  const std::vector<float> gpu(ref.begin(), ref.end());
+  std::vector<float> off = gpu;
+  const auto bump = [&](std::size_t i, double share) {  // an error of `share` of the row's largest
+    const std::size_t start = i / cols * cols;
+    const double largest = *std::max_element(ref.begin() + start, ref.begin() + start + cols);
+    off[i] = static_cast<float>(ref[i] + share * largest);
+  };
+  bump(3 * cols + 1, 1e-4);
+  bump(60 * cols + 2, 3e-4);  // the largest, in a later range than the first
+  bump(62 * cols + 3, 2e-4);
+  const reduce::RowVerdict v = verify_softmax(off.data(), ref, cols);
+  EXPECT_FALSE(v.match);
+  EXPECT_EQ(v.worst, 60 * cols + 2);
+
+  off[40 * cols + 9] = kNan;
+  off[20 * cols + 8] = kNan;  // the first value that is not a number decides
+  const reduce::RowVerdict u = verify_softmax(off.data(), ref, cols);
+  EXPECT_TRUE(std::isnan(u.error));
+  EXPECT_EQ(u.worst, 20 * cols + 8);
+
+  const reduce::LayerNormParams params = reduce::layer_norm_params(cols, 12345);
+  const reduce::LayerNormReference norm = reduce::reference_layer_norm(in.data(), rows, cols, params);
+  const reduce::LayerNormReference one_row = reduce::reference_layer_norm(in.data() + 50 * cols, 1, cols, params);
+  EXPECT_EQ(norm.mean[50], one_row.mean[0]);  // a row's statistics do not depend on the split
+  EXPECT_EQ(norm.values[50 * cols + 7], one_row.values[7]);
+  std::vector<float> normed(norm.values.begin(), norm.values.end());
+  EXPECT_TRUE(reduce::verify_layer_norm(normed.data(), norm, params, cols).match);
+  normed[33 * cols + 4] += 0.01f;
+  EXPECT_EQ(reduce::verify_layer_norm(normed.data(), norm, params, cols).worst, 33 * cols + 4);
 }
 
 }  // namespace
