@@ -339,7 +339,12 @@ __global__ void __launch_bounds__(1024) softmax_cluster_on_chip(const float* in,
   float total = 0.0f;
   columns.update([&](float v) {
     // A part that holds only -inf (masked) has nothing to add, not -inf - -inf = NaN.
-    const float e = top != kLowest ? expf(v - top) : 0.0f;
+    // __expf (a multiply and the hardware's 2^x) instead of expf: with the row on chip this
+    // loop is the part's only real arithmetic, and expf's range reduction showed in its time
+    // (docs/measurements.md). Its error, 2 + 1.17 |x| ulp for x <= 0, shrinks with e^x
+    // faster than it grows: against the row's largest value (the rule's scale) it stays
+    // within 2 ulp.
+    const float e = top != kLowest ? __expf(v - top) : 0.0f;
     total += e;
     return e;
   });
