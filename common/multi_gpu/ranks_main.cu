@@ -197,6 +197,8 @@ class Rank {
   void open_communicator();
   void wait_for_nccl(ncclResult_t started, ncclComm_t comm, const std::string& call,
                      Clock::time_point deadline);
+  void wait_for_nccl_work(ncclResult_t started, ncclComm_t comm, const std::string& call,
+                          Clock::time_point deadline);
   void wait_for_event(cudaEvent_t event, ncclComm_t comm, const std::string& what,
                       Clock::time_point deadline);
   void open_timed_communicator(cudaStream_t stream);
@@ -248,6 +250,15 @@ void Rank::wait_for_nccl(ncclResult_t started, ncclComm_t comm, const std::strin
   check_nccl(state, call.c_str(), __FILE__, __LINE__);
 }
 
+// Init, split and finalize on a non-blocking communicator run on another thread and can
+// answer ncclSuccess before they end (a split sets its child only then; one rank's tests
+// failed on an H200 without this), so their state is asked at least once.
+void Rank::wait_for_nccl_work(ncclResult_t started, ncclComm_t comm, const std::string& call,
+                              Clock::time_point deadline) {
+  if (started != ncclInProgress) check_nccl(started, call.c_str(), __FILE__, __LINE__);
+  wait_for_nccl(ncclInProgress, comm, call, deadline);
+}
+
 void Rank::open_communicator() {
   ncclUniqueId id;
   const auto deadline = Clock::now() + timeout_;
@@ -263,9 +274,9 @@ void Rank::open_communicator() {
   ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
   config.blocking = 0;  // every call returns at once; we poll, with our own deadline
   const ncclResult_t started = ncclCommInitRankConfig(&comm_, opt_.ranks, id, rank_, &config);
-  wait_for_nccl(started, comm_, "ncclCommInitRankConfig (every rank must join; " +
-                    std::to_string(opt_.ranks) + " ranks)",
-                deadline);
+  wait_for_nccl_work(started, comm_, "ncclCommInitRankConfig (every rank must join; " +
+                                         std::to_string(opt_.ranks) + " ranks)",
+                     deadline);
 }
 
 // The ranks reach a run at different times: each learns that the last run ended by
@@ -316,7 +327,7 @@ void Rank::open_timed_communicator(cudaStream_t stream) {
   const ncclResult_t started = ncclCommSplit(comm_, 0, rank_, &timed_, &config);
   // Split from a non-blocking parent, the child is made on another thread: the parent's
   // state says when, and only then is timed_ set.
-  wait_for_nccl(started, comm_, "ncclCommSplit (the timed communicator)", deadline);
+  wait_for_nccl_work(started, comm_, "ncclCommSplit (the timed communicator)", deadline);
   if (timed_ == nullptr) throw RankFailure(kExitCudaError, "ncclCommSplit made no communicator");
 #else
   // NCCL before 2.18 has no ncclCommSplit: the timed all-reduce stays on the non-blocking
@@ -440,8 +451,8 @@ int Rank::run() {
   timed_ = nullptr;
   // Finalize waits (polled, with the deadline) until no rank still needs this one; then
   // destroying it is local.
-  wait_for_nccl(ncclCommFinalize(comm_), comm_, "ncclCommFinalize (every rank's)",
-                Clock::now() + timeout_);
+  wait_for_nccl_work(ncclCommFinalize(comm_), comm_, "ncclCommFinalize (every rank's)",
+                     Clock::now() + timeout_);
   ncclCommDestroy(comm_);
   return kExitMatch;
 }
