@@ -195,7 +195,10 @@ class Rank {
  private:
   [[noreturn]] void give_up(const std::string& waiting_for);
   void open_communicator();
-  void wait_for_nccl(ncclComm_t comm, const std::string& call, Clock::time_point deadline);
+  void wait_for_nccl(ncclResult_t started, ncclComm_t comm, const std::string& call,
+                     Clock::time_point deadline);
+  void wait_for_nccl_work(ncclResult_t started, ncclComm_t comm, const std::string& call,
+                          Clock::time_point deadline);
   void wait_for_event(cudaEvent_t event, ncclComm_t comm, const std::string& what,
                       Clock::time_point deadline);
   void open_timed_communicator(cudaStream_t stream);
@@ -232,17 +235,28 @@ void Rank::give_up(const std::string& waiting_for) {
   _exit(kExitTimedOut);
 }
 
-// A non-blocking call returned ncclInProgress (or ncclSuccess): polls the communicator's
-// state until it is no longer in progress, or gives up at the deadline.
-void Rank::wait_for_nccl(ncclComm_t comm, const std::string& call, Clock::time_point deadline) {
-  ncclResult_t state = ncclInProgress;
-  while (true) {
+// What an NCCL call returned (`started`): where it is still in progress (a non-blocking
+// communicator's work runs on another thread), polls `comm`'s state until it is not, or
+// gives up at the deadline; a failure names `call`.
+void Rank::wait_for_nccl(ncclResult_t started, ncclComm_t comm, const std::string& call,
+                         Clock::time_point deadline) {
+  ncclResult_t state = started;
+  while (state == ncclInProgress) {
     NCCL_CHECK(ncclCommGetAsyncError(comm, &state));
     if (state != ncclInProgress) break;
     if (Clock::now() >= deadline) give_up(call);
     std::this_thread::sleep_for(kPoll);
   }
   check_nccl(state, call.c_str(), __FILE__, __LINE__);
+}
+
+// Init, split and finalize on a non-blocking communicator run on another thread and can
+// answer ncclSuccess before they end (a split sets its child only then; one rank's tests
+// failed on an H200 without this), so their state is asked at least once.
+void Rank::wait_for_nccl_work(ncclResult_t started, ncclComm_t comm, const std::string& call,
+                              Clock::time_point deadline) {
+  if (started != ncclInProgress) check_nccl(started, call.c_str(), __FILE__, __LINE__);
+  wait_for_nccl(ncclInProgress, comm, call, deadline);
 }
 
 void Rank::open_communicator() {
@@ -260,10 +274,9 @@ void Rank::open_communicator() {
   ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
   config.blocking = 0;  // every call returns at once; we poll, with our own deadline
   const ncclResult_t started = ncclCommInitRankConfig(&comm_, opt_.ranks, id, rank_, &config);
-  if (started != ncclInProgress) NCCL_CHECK(started);
-  wait_for_nccl(comm_, "ncclCommInitRankConfig (every rank must join; " +
-                    std::to_string(opt_.ranks) + " ranks)",
-                deadline);
+  wait_for_nccl_work(started, comm_, "ncclCommInitRankConfig (every rank must join; " +
+                                         std::to_string(opt_.ranks) + " ranks)",
+                     deadline);
 }
 
 // The ranks reach a run at different times: each learns that the last run ended by
@@ -278,12 +291,8 @@ void Rank::line_up(cudaStream_t stream) {
   const ncclComm_t comm = timed_ != nullptr ? timed_ : comm_;
   const ncclResult_t started = ncclAllReduce(lineup_.get(), lineup_.get(), 1, ncclFloat, ncclSum,
                                              comm, stream);
-  if (started == ncclInProgress) {
-    wait_for_nccl(comm, "ncclAllReduce (lining the ranks up) to be enqueued",
-                  Clock::now() + timeout_);
-  } else {
-    NCCL_CHECK(started);
-  }
+  wait_for_nccl(started, comm, "ncclAllReduce (lining the ranks up) to be enqueued",
+                Clock::now() + timeout_);
 }
 
 // Polls `event` (never blocks: it may wait for a peer that never comes), checking `comm`
@@ -316,10 +325,9 @@ void Rank::open_timed_communicator(cudaStream_t stream) {
   ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
   config.blocking = 1;
   const ncclResult_t started = ncclCommSplit(comm_, 0, rank_, &timed_, &config);
-  if (started != ncclInProgress) NCCL_CHECK(started);
   // Split from a non-blocking parent, the child is made on another thread: the parent's
   // state says when, and only then is timed_ set.
-  wait_for_nccl(comm_, "ncclCommSplit (the timed communicator)", deadline);
+  wait_for_nccl_work(started, comm_, "ncclCommSplit (the timed communicator)", deadline);
   if (timed_ == nullptr) throw RankFailure(kExitCudaError, "ncclCommSplit made no communicator");
 #else
   // NCCL before 2.18 has no ncclCommSplit: the timed all-reduce stays on the non-blocking
@@ -338,11 +346,7 @@ float Rank::sum_once(GpuScratch& gpu, const GpuPart& part, double* ms) {
   const auto deadline = Clock::now() + timeout_;
   const ncclResult_t started = ncclAllReduce(part.shard_sum, part.total, 1, ncclFloat, ncclSum,
                                              timed_, gpu.stream);
-  if (started == ncclInProgress) {
-    wait_for_nccl(timed_, "ncclAllReduce to be enqueued", deadline);
-  } else {
-    NCCL_CHECK(started);
-  }
+  wait_for_nccl(started, timed_, "ncclAllReduce to be enqueued", deadline);
   CUDA_CHECK(cudaEventRecord(stop.get(), gpu.stream));
   // The all-reduce finishes only when every rank has joined it: poll, never block.
   wait_for_event(stop.get(), timed_, "the all-reduce (every rank must join it)", deadline);
@@ -438,8 +442,6 @@ int Rank::run() {
     write_rank_line(dir_, rank_, problem);
     return kExitMismatch;
   }
-  // Finalize waits (polled, with the deadline) until no rank still needs this one; then
-  // destroying it is local.
   // The timed communicator's work has ended (its last event fired): finalizing it waits
   // for nothing.
   if (timed_ != comm_) {
@@ -447,9 +449,10 @@ int Rank::run() {
     ncclCommDestroy(timed_);
   }
   timed_ = nullptr;
-  const ncclResult_t finalizing = ncclCommFinalize(comm_);
-  if (finalizing != ncclInProgress) NCCL_CHECK(finalizing);
-  wait_for_nccl(comm_, "ncclCommFinalize (every rank's)", Clock::now() + timeout_);
+  // Finalize waits (polled, with the deadline) until no rank still needs this one; then
+  // destroying it is local.
+  wait_for_nccl_work(ncclCommFinalize(comm_), comm_, "ncclCommFinalize (every rank's)",
+                     Clock::now() + timeout_);
   ncclCommDestroy(comm_);
   return kExitMatch;
 }
