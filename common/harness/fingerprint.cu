@@ -27,16 +27,18 @@ __global__ void fingerprint_sum(const float* data, std::size_t n, unsigned long 
 
 }  // namespace
 
-DeviceFingerprint::DeviceFingerprint() : sum_(1) {}
-
-std::uint64_t DeviceFingerprint::of(const float* data, std::size_t n) {
+DeviceFingerprint::DeviceFingerprint() : sum_(1) {
   int device = 0;
   int sms = 0;
   CUDA_CHECK(cudaGetDevice(&device));
   CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  blocks_ = static_cast<unsigned>(4 * sms);
+}
+
+std::uint64_t DeviceFingerprint::of(const float* data, std::size_t n) {
   CUDA_CHECK(cudaMemsetAsync(sum_.get(), 0, sum_.bytes(), 0));
   if (n > 0) {
-    fingerprint_sum<<<static_cast<unsigned>(4 * sms), 256, 0, 0>>>(data, n, sum_.get());
+    fingerprint_sum<<<blocks_, 256, 0, 0>>>(data, n, sum_.get());
     CUDA_CHECK_LAUNCH("fingerprint_sum");
   }
   unsigned long long sum = 0;

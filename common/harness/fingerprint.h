@@ -14,12 +14,13 @@ namespace reduce {
 // several cancel with odds of about 2^-64, and the order the GPU adds in does not matter.
 class DeviceFingerprint {
  public:
-  DeviceFingerprint();
-  // Of `n` floats at `data` on the current device; waits for the default stream.
+  DeviceFingerprint();  // on the current device, which every of() must use
+  // Of `n` floats at `data`; waits for the default stream.
   std::uint64_t of(const float* data, std::size_t n);
 
  private:
   DeviceBuffer<unsigned long long> sum_;
+  unsigned blocks_ = 0;  // four per SM, asked once: of() runs after every timed run
 };
 
 }  // namespace reduce

@@ -46,4 +46,13 @@ auto over_row_ranges(std::size_t rows, std::size_t cols, Work work) {
   return results;
 }
 
+// over_row_ranges for work that only fills its own rows and returns nothing.
+template <typename Work>
+void for_row_ranges(std::size_t rows, std::size_t cols, Work work) {
+  over_row_ranges(rows, cols, [&work](std::size_t begin, std::size_t end) {
+    work(begin, end);
+    return 0;
+  });
+}
+
 }  // namespace reduce

@@ -39,20 +39,52 @@ RowVerdict combined(const std::vector<RowVerdict>& ranges, double tolerance) {
   return v;
 }
 
+// The verdict over `rows` rows of `cols` values, the rows split over the cores: a NaN must
+// meet a NaN, and any other NaN or an inf decides at once; otherwise value (r, c) errs by
+// |gpu - ref| / scale(c), where scale = row_scale(r) is asked once per row.
+template <typename RowScale>
+RowVerdict verify_rows(const float* gpu, const double* ref, std::size_t rows, std::size_t cols,
+                       double tolerance, RowScale row_scale) {
+  const auto range = [&](std::size_t begin, std::size_t end) {
+    RowVerdict v{0.0, tolerance, true, 0};
+    for (std::size_t r = begin; r < end; ++r) {
+      const auto scale = row_scale(r);
+      for (std::size_t c = 0; c < cols; ++c) {
+        const std::size_t i = r * cols + c;
+        const bool gpu_nan = std::isnan(gpu[i]);
+        const bool ref_nan = std::isnan(ref[i]);
+        if (gpu_nan && ref_nan) continue;
+        if (gpu_nan || ref_nan || std::isinf(gpu[i])) {
+          return RowVerdict{std::numeric_limits<double>::quiet_NaN(), tolerance, false, i};
+        }
+        const double error = std::fabs(static_cast<double>(gpu[i]) - ref[i]) / scale(c);
+        if (error > v.error) {
+          v.error = error;
+          v.worst = i;
+        }
+      }
+    }
+    return v;
+  };
+  return combined(over_row_ranges(rows, cols, range), tolerance);
+}
+
 }  // namespace
 
 std::vector<double> reference_softmax(const float* in, std::size_t rows, std::size_t cols) {
   std::vector<double> out(rows * cols);
-  over_row_ranges(rows, cols, [&](std::size_t begin, std::size_t end) {
-    for (std::size_t r = begin; r < end; ++r) softmax_row(in + r * cols, out.data() + r * cols, cols);
-    return 0;
+  for_row_ranges(rows, cols, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t r = begin; r < end; ++r) {
+      softmax_row(in + r * cols, out.data() + r * cols, cols);
+    }
   });
   return out;
 }
 
 // Each value is exp(d) / sum with d = x - max <= 0, and the row's largest value is 1 / sum,
 // so errors are measured against that largest value. exp and the division cost a few units
-// of float rounding u = 2^-24 (CUDA's expf is within 2 ulp); rounding d changes a value
+// of float rounding u = 2^-24 (CUDA's expf is within 2 ulp; __expf, 2 + 1.17 |d| ulp, is
+// within 2 ulp of the largest value, since e^d shrinks faster); rounding d changes a value
 // by at most e^d |d| u <= u / e of the largest. The sum carries the rest: float additions
 // in any order err like a random walk, about sqrt(cols) u (Higham, "Accuracy and Stability
 // of Numerical Algorithms", sec. 2.8); we allow twice that.
@@ -62,29 +94,12 @@ double softmax_tolerance(std::size_t cols) {
 }
 
 RowVerdict verify_softmax(const float* gpu, const std::vector<double>& ref, std::size_t cols) {
-  const double tolerance = softmax_tolerance(cols);
   const std::size_t rows = cols == 0 ? 0 : ref.size() / cols;
-  return combined(over_row_ranges(rows, cols, [&](std::size_t begin, std::size_t end) {
-    RowVerdict v{0.0, tolerance, true, 0};
-    for (std::size_t start = begin * cols; start < end * cols; start += cols) {
-      double largest = 0.0;
-      for (std::size_t c = 0; c < cols; ++c) largest = std::fmax(largest, ref[start + c]);
-      for (std::size_t i = start; i < start + cols; ++i) {
-        const bool gpu_nan = std::isnan(gpu[i]);
-        const bool ref_nan = std::isnan(ref[i]);
-        if (gpu_nan && ref_nan) continue;
-        if (gpu_nan || ref_nan || std::isinf(gpu[i])) {
-          return RowVerdict{std::numeric_limits<double>::quiet_NaN(), tolerance, false, i};
-        }
-        const double error = std::fabs(static_cast<double>(gpu[i]) - ref[i]) / largest;
-        if (error > v.error) {
-          v.error = error;
-          v.worst = i;
-        }
-      }
-    }
-    return v;
-  }), tolerance);
+  return verify_rows(gpu, ref.data(), rows, cols, softmax_tolerance(cols), [&](std::size_t r) {
+    double largest = 0.0;
+    for (std::size_t c = 0; c < cols; ++c) largest = std::fmax(largest, ref[r * cols + c]);
+    return [largest](std::size_t) { return largest; };
+  });
 }
 
 LayerNormParams layer_norm_params(std::size_t cols, std::uint32_t seed) {
@@ -101,7 +116,7 @@ LayerNormReference reference_layer_norm(const float* in, std::size_t rows, std::
                                         const LayerNormParams& params) {
   LayerNormReference ref{std::vector<double>(rows * cols), std::vector<double>(rows),
                          std::vector<double>(rows)};
-  over_row_ranges(rows, cols, [&](std::size_t begin, std::size_t end) {
+  for_row_ranges(rows, cols, [&](std::size_t begin, std::size_t end) {
     for (std::size_t r = begin; r < end; ++r) {
       const float* x = in + r * cols;
       double total = 0.0;
@@ -117,37 +132,22 @@ LayerNormReference reference_layer_norm(const float* in, std::size_t rows, std::
         ref.values[r * cols + c] = (x[c] - mean) * rstd * params.gamma[c] + params.beta[c];
       }
     }
-    return 0;
   });
   return ref;
 }
 
 RowVerdict verify_layer_norm(const float* gpu, const LayerNormReference& ref,
                              const LayerNormParams& params, std::size_t cols) {
-  const double tolerance = softmax_tolerance(cols);
-  const std::size_t rows = ref.mean.size();
-  return combined(over_row_ranges(rows, cols, [&](std::size_t begin, std::size_t end) {
-    RowVerdict v{0.0, tolerance, true, 0};
-    for (std::size_t i = begin * cols; i < end * cols; ++i) {
-      const std::size_t r = i / cols, c = i % cols;
-      const bool gpu_nan = std::isnan(gpu[i]);
-      const bool ref_nan = std::isnan(ref.values[i]);
-      if (gpu_nan && ref_nan) continue;
-      if (gpu_nan || ref_nan || std::isinf(gpu[i])) {
-        return RowVerdict{std::numeric_limits<double>::quiet_NaN(), tolerance, false, i};
-      }
+  const auto row_scale = [&](std::size_t r) {
+    return [&, r](std::size_t c) {
       const double gamma = std::fabs(params.gamma[c]);
-      const double z = (ref.values[i] - params.beta[c]) / params.gamma[c];
-      const double scale = gamma * (1.0 + std::fabs(z) + std::fabs(ref.mean[r]) * ref.rstd[r]) +
-                           std::fabs(params.beta[c]);
-      const double error = std::fabs(static_cast<double>(gpu[i]) - ref.values[i]) / scale;
-      if (error > v.error) {
-        v.error = error;
-        v.worst = i;
-      }
-    }
-    return v;
-  }), tolerance);
+      const double z = (ref.values[r * cols + c] - params.beta[c]) / params.gamma[c];
+      return gamma * (1.0 + std::fabs(z) + std::fabs(ref.mean[r]) * ref.rstd[r]) +
+             std::fabs(params.beta[c]);
+    };
+  };
+  return verify_rows(gpu, ref.values.data(), ref.mean.size(), cols, softmax_tolerance(cols),
+                     row_scale);
 }
 
 RowReference::RowReference(Operation op, const std::vector<float>& in, std::size_t rows,
