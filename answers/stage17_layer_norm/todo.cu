@@ -313,9 +313,10 @@ __global__ void layer_norm_parts_write(const float* in, float* out, const float*
 // Version 10, GPUs with thread-block clusters (sm_90 on): the parts are one cluster's
 // blocks, each keeping its columns in its shared memory (reduce::StagedPart, so that
 // several blocks share an SM) and finding its part's statistics with two passes over them.
-// They meet in the blocks' shared memory (distributed shared memory); every block merges
-// all of them in the same order and writes from the values it still keeps, so the row is
-// read once.
+// A block of a cluster can write another's shared memory (distributed shared memory): each
+// block pushes its statistics into a slot of every block, so after one cluster barrier
+// every block holds all of them, merges them in the same order and writes from the values
+// it still keeps. The row is read once.
 template <int kVec>
 __global__ void __launch_bounds__(1024) layer_norm_cluster_on_chip(
     const float* in, float* out, const float* gamma, const float* beta, unsigned int cols,
@@ -323,6 +324,9 @@ __global__ void __launch_bounds__(1024) layer_norm_cluster_on_chip(
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   namespace cg = cooperative_groups;
   cg::cluster_group cluster = cg::this_cluster();
+  // "This block runs", said at once; the wait for the others' comes just before the first
+  // write into their shared memory, by when they have long started, so no block idles here.
+  auto started = cluster.barrier_arrive();
   const unsigned int parts = cluster.num_blocks();
   const reduce::RowPart p = reduce::row_part(cluster.block_rank(), parts, cols, chunk);
   extern __shared__ float4 staged[];  // float4: 16-byte aligned, as the 16-byte copies need
@@ -337,21 +341,24 @@ __global__ void __launch_bounds__(1024) layer_norm_cluster_on_chip(
   squares = block_all(squares, Sum{}, 0.0f);
   const Stats part{static_cast<float>(p.count), part_mean, squares};
   Stats whole{0.0f, 0.0f, 0.0f};
+  cluster.barrier_wait(std::move(started));  // every block runs: its shared memory is there
   // ====================== TODO 7 of 7: BEGIN ======================
   // `part` is this block's (count, mean, M2) for its columns. Every block of the cluster
   // must end with the whole row's in `whole`:
-  // - the part is published where the cluster's other blocks can read it
-  //   (cluster.map_shared_rank(&variable, rank) reaches block rank's shared variable);
-  // - no block reads a part before its owner has written it, and no block leaves while
-  //   another may still read its shared memory (it goes away with the block);
-  // - every block merges all `parts` parts in the same order with Chan's merge, so that
+  // - each block has a __shared__ array of reduce::kMostParts Stats, slot q for block q's
+  //   part; this block's `part` lands in its slot in every block of the cluster, its own
+  //   included (cluster.map_shared_rank(&variable, rank) is block rank's copy of a shared
+  //   variable, and a block may write it);
+  // - no block reads its slots before every part has landed in them; after that no block
+  //   touches another's shared memory, so each may leave without waiting for the others
+  //   (reading the others' parts instead would need a second barrier for that);
+  // - every block merges all `parts` slots in the same order with Chan's merge, so that
   //   all of them write with the same mean and variance; a part with no columns has
   //   count 0.
-  __shared__ Stats mine;
-  if (threadIdx.x == 0) mine = part;
-  cluster.sync();  // every part's statistics are written before any block reads them
-  for (unsigned int q = 0; q < parts; ++q) whole = Merge{}(whole, *cluster.map_shared_rank(&mine, q));
-  cluster.sync();  // no block leaves while another still reads its part
+  __shared__ Stats slots[reduce::kMostParts];
+  if (threadIdx.x < parts) *cluster.map_shared_rank(&slots[cluster.block_rank()], threadIdx.x) = part;
+  cluster.sync();  // every block's part has landed in every block's slots
+  for (unsigned int q = 0; q < parts; ++q) whole = Merge{}(whole, slots[q]);
   // ====================== TODO 7 of 7: END ========================
   const float rstd = rsqrtf(whole.m2 / cols + kLayerNormEpsilon);
   columns.store(out + p.row * cols + p.begin, gamma + p.begin, beta + p.begin,

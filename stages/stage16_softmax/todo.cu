@@ -277,9 +277,10 @@ __global__ void softmax_parts_write(const float* in, float* out, const float* wo
 
 // Version 9, GPUs with thread-block clusters (sm_90 on): the parts are one cluster's
 // blocks, each keeping its columns in its shared memory (reduce::StagedPart, so that
-// several blocks share an SM). The pairs meet in the blocks' shared memory, which every
-// block of a cluster can read (distributed shared memory); each block merges all of them in
-// the same order and writes from the values it still keeps, so the row is read once.
+// several blocks share an SM). A block of a cluster can write another's shared memory
+// (distributed shared memory): each block pushes its pair into a slot of every block, so
+// after one cluster barrier every block holds all the pairs, merges them in the same order
+// and writes from the values it still keeps. The row is read once.
 template <int kVec>
 __global__ void __launch_bounds__(1024) softmax_cluster_on_chip(const float* in, float* out,
                                                                 unsigned int cols,
@@ -287,6 +288,9 @@ __global__ void __launch_bounds__(1024) softmax_cluster_on_chip(const float* in,
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   namespace cg = cooperative_groups;
   cg::cluster_group cluster = cg::this_cluster();
+  // "This block runs", said at once; the wait for the others' comes just before the first
+  // write into their shared memory, by when they have long started, so no block idles here.
+  auto started = cluster.barrier_arrive();
   const unsigned int parts = cluster.num_blocks();
   const reduce::RowPart p = reduce::row_part(cluster.block_rank(), parts, cols, chunk);
   extern __shared__ float4 staged[];  // float4: 16-byte aligned, as the 16-byte copies need
@@ -309,14 +313,18 @@ __global__ void __launch_bounds__(1024) softmax_cluster_on_chip(const float* in,
   });
   total = block_all(total, Sum{});
   Running whole{kLowest, 0.0f};
+  cluster.barrier_wait(std::move(started));  // every block runs: its shared memory is there
   // ====================== TODO 8 of 8: BEGIN ======================
   // (top, total) is this block's pair for its part. Every block of the cluster must end
   // with the whole row's pair in `whole`:
-  // - the pair is published where the cluster's other blocks can read it
-  //   (cluster.map_shared_rank(&variable, rank) reaches block rank's shared variable);
-  // - no block reads a pair before its owner has written it, and no block leaves while
-  //   another may still read its shared memory (it goes away with the block);
-  // - every block merges all `parts` pairs in the same order, so that all of them write
+  // - each block has a __shared__ array of reduce::kMostParts pairs, slot q for block q's
+  //   pair; this block's pair lands in its slot in every block of the cluster, its own
+  //   included (cluster.map_shared_rank(&variable, rank) is block rank's copy of a shared
+  //   variable, and a block may write it);
+  // - no block reads its slots before every pair has landed in them; after that no block
+  //   touches another's shared memory, so each may leave without waiting for the others
+  //   (reading the others' pairs instead would need a second barrier for that);
+  // - every block merges all `parts` slots in the same order, so that all of them write
   //   with the same pair; a part with no columns holds (kLowest, 0).
   // ====================== TODO 8 of 8: END ========================
   const float scale = rescale(top, whole.top) / whole.total;
