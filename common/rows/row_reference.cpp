@@ -24,6 +24,23 @@ void softmax_row(const float* x, double* y, std::size_t cols) {
   }
 }
 
+// Row r of the layer-norm reference: its mean and rstd, and its values, into ref.
+void layer_norm_row(const float* x, const LayerNormParams& params, std::size_t r, std::size_t cols,
+                    LayerNormReference& ref) {
+  double total = 0.0;
+  for (std::size_t c = 0; c < cols; ++c) total += x[c];
+  const double mean = total / static_cast<double>(cols);
+  double squares = 0.0;
+  for (std::size_t c = 0; c < cols; ++c) squares += (x[c] - mean) * (x[c] - mean);
+  const double rstd =
+      1.0 / std::sqrt(squares / static_cast<double>(cols) + static_cast<double>(kLayerNormEpsilon));
+  ref.mean[r] = mean;
+  ref.rstd[r] = rstd;
+  for (std::size_t c = 0; c < cols; ++c) {
+    ref.values[r * cols + c] = (x[c] - mean) * rstd * params.gamma[c] + params.beta[c];
+  }
+}
+
 // The verdicts of consecutive row ranges as one pass over all rows gives it: the first
 // value that is not a number where it must be, else the largest error (the first on a tie).
 RowVerdict combined(const std::vector<RowVerdict>& ranges, double tolerance) {
@@ -117,21 +134,7 @@ LayerNormReference reference_layer_norm(const float* in, std::size_t rows, std::
   LayerNormReference ref{std::vector<double>(rows * cols), std::vector<double>(rows),
                          std::vector<double>(rows)};
   for_row_ranges(rows, cols, [&](std::size_t begin, std::size_t end) {
-    for (std::size_t r = begin; r < end; ++r) {
-      const float* x = in + r * cols;
-      double total = 0.0;
-      for (std::size_t c = 0; c < cols; ++c) total += x[c];
-      const double mean = total / static_cast<double>(cols);
-      double squares = 0.0;
-      for (std::size_t c = 0; c < cols; ++c) squares += (x[c] - mean) * (x[c] - mean);
-      const double rstd = 1.0 / std::sqrt(squares / static_cast<double>(cols) +
-                                          static_cast<double>(kLayerNormEpsilon));
-      ref.mean[r] = mean;
-      ref.rstd[r] = rstd;
-      for (std::size_t c = 0; c < cols; ++c) {
-        ref.values[r * cols + c] = (x[c] - mean) * rstd * params.gamma[c] + params.beta[c];
-      }
-    }
+    for (std::size_t r = begin; r < end; ++r) layer_norm_row(in + r * cols, params, r, cols, ref);
   });
   return ref;
 }
