@@ -58,6 +58,14 @@ std::string select_device(int device, int count) {
   return "";
 }
 
+int current_sm_count() {
+  int device = 0;
+  int sms = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  return sms;
+}
+
 std::string check_fits(std::size_t n, std::size_t bytes_needed) {
   std::size_t free_bytes = 0, total_bytes = 0;
   CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));

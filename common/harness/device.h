@@ -21,6 +21,9 @@ std::string describe_device(int device);
 // Selects `device`; returns "" or a one-line --device error naming the valid indices.
 std::string select_device(int device, int count);
 
+// The current device's multiprocessor count, which sizes every grid-stride launch.
+int current_sm_count();
+
 // Returns "" or a one-line --n error if the stage's buffers for n floats do not fit
 // in the selected device's free memory.
 std::string check_fits(std::size_t n, std::size_t bytes_needed);

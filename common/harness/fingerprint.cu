@@ -1,6 +1,7 @@
 #include "common/harness/fingerprint.h"
 
 #include "common/cuda_check.h"
+#include "common/harness/device.h"
 
 namespace reduce {
 namespace {
@@ -28,11 +29,7 @@ __global__ void fingerprint_sum(const float* data, std::size_t n, unsigned long 
 }  // namespace
 
 DeviceFingerprint::DeviceFingerprint() : sum_(1) {
-  int device = 0;
-  int sms = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  blocks_ = static_cast<unsigned>(4 * sms);
+  blocks_ = static_cast<unsigned>(4 * current_sm_count());
 }
 
 std::uint64_t DeviceFingerprint::of(const float* data, std::size_t n) {

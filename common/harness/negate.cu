@@ -1,6 +1,7 @@
 #include "common/harness/negate.h"
 
 #include "common/cuda_check.h"
+#include "common/harness/device.h"
 
 namespace reduce {
 namespace {
@@ -16,11 +17,7 @@ __global__ void negate(float* data, std::size_t n) {
 
 void negate_on_device(float* data, std::size_t n, cudaStream_t stream) {
   if (n == 0) return;
-  int device = 0;
-  int sms = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  negate<<<static_cast<unsigned int>(4 * sms), 256, 0, stream>>>(data, n);
+  negate<<<static_cast<unsigned int>(4 * current_sm_count()), 256, 0, stream>>>(data, n);
   CUDA_CHECK_LAUNCH("negate");
 }
 

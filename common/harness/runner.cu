@@ -1,6 +1,7 @@
 #include "common/harness/runner.h"
 
 #include "common/argmax_key.h"
+#include "common/harness/device.h"
 #include "common/max_of.h"
 #include "common/harness/negate.h"
 #include "common/harness/report.h"
@@ -21,9 +22,7 @@ StageRunner::StageRunner(const StagePlan& plan, std::size_t n, std::size_t input
       work_(plan.reduces_in_place ? n : 0),
       ticket_(1),
       best_key_(plan.argmax != nullptr ? 1 : 0) {
-  int device = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&sm_count_, cudaDevAttrMultiProcessorCount, device));
+  sm_count_ = current_sm_count();
   CUDA_CHECK(cudaMemset(ticket_.get(), 0, ticket_.bytes()));
 }
 

@@ -1,6 +1,7 @@
 #include "common/harness/shared_poison.h"
 
 #include "common/cuda_check.h"
+#include "common/harness/device.h"
 
 namespace reduce {
 namespace {
@@ -23,9 +24,7 @@ PoisonShape poison_shape() {
     PoisonShape s;
     CUDA_CHECK(cudaGetDevice(&device));
     CUDA_CHECK(cudaDeviceGetAttribute(&s.bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-    int sm_count = 0;
-    CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
-    s.blocks = 2 * sm_count;
+    s.blocks = 2 * current_sm_count();
     CUDA_CHECK(cudaFuncSetAttribute(fill_shared, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                     s.bytes));
     return s;

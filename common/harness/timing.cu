@@ -1,5 +1,7 @@
 #include "common/harness/timing.h"
 
+#include "common/harness/device.h"
+
 namespace reduce {
 namespace {
 
@@ -32,9 +34,7 @@ std::size_t L2Flusher::bytes() { return 2 * sweep_bytes() + sizeof(float); }
 
 L2Flusher::L2Flusher(CacheState state)
     : state_(state), written_(sweep_bytes()), read_(sweep_bytes()), sink_(1) {
-  int device = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&sm_count_, cudaDevAttrMultiProcessorCount, device));
+  sm_count_ = current_sm_count();
   CUDA_CHECK(cudaMemset(read_.get(), 0, read_.bytes()));
 }
 

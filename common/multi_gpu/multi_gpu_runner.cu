@@ -1,5 +1,6 @@
 #include "common/multi_gpu/multi_gpu_runner.h"
 
+#include "common/harness/device.h"
 #include "common/harness/report.h"
 
 #include <algorithm>
@@ -69,7 +70,7 @@ std::size_t multi_gpu_bytes_needed(std::size_t n, int gpus) {
 
 GpuScratch::GpuScratch() {
   CUDA_CHECK(cudaGetDevice(&device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
+  sm_count = current_sm_count();
   block_sums = DeviceBuffer<float>(capstone_block_sums_capacity(sm_count));
   ticket = DeviceBuffer<unsigned int>(1);
   results = DeviceBuffer<float>(2);

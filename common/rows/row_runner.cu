@@ -3,6 +3,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "common/harness/device.h"
 #include "common/harness/shared_poison.h"
 
 namespace reduce {
@@ -21,9 +22,7 @@ RowRunner::RowRunner(const StagePlan& plan, std::size_t rows, std::size_t cols,
   if (plan.version(0).row_launch == nullptr) {
     throw std::logic_error("stage " + std::to_string(plan.number) + " has no row launch");
   }
-  int device = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&sm_count_, cudaDevAttrMultiProcessorCount, device));
+  sm_count_ = current_sm_count();
 }
 
 std::size_t RowRunner::bytes_needed(std::size_t n) {
