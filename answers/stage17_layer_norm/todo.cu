@@ -316,9 +316,11 @@ __global__ void layer_norm_parts_write(const float* in, float* out, const float*
 // A block of a cluster can write another's shared memory (distributed shared memory): each
 // block pushes its statistics into a slot of every block, so after one cluster barrier
 // every block holds all of them, merges them in the same order and writes from the values
-// it still keeps. The row is read once.
-template <int kVec>
-__global__ void __launch_bounds__(1024) layer_norm_cluster_on_chip(
+// it still keeps. The row is read once. Compiled once per block size (kThreads), so that
+// the part's loops step by a constant.
+template <int kVec, unsigned int kThreads>
+__global__ void __launch_bounds__(kThreads, reduce::staged_blocks_per_sm(kThreads))
+    layer_norm_cluster_on_chip(
     const float* in, float* out, const float* gamma, const float* beta, unsigned int cols,
     unsigned int chunk) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -326,11 +328,11 @@ __global__ void __launch_bounds__(1024) layer_norm_cluster_on_chip(
   cg::cluster_group cluster = cg::this_cluster();
   // "This block runs", said at once; the wait for the others' comes just before the first
   // write into their shared memory, by when they have long started, so no block idles here.
-  auto started = cluster.barrier_arrive();
+  reduce::cluster_arrive_relaxed();
   const unsigned int parts = cluster.num_blocks();
   const reduce::RowPart p = reduce::row_part(cluster.block_rank(), parts, cols, chunk);
   extern __shared__ float4 staged[];  // float4: 16-byte aligned, as the 16-byte copies need
-  reduce::StagedPart<kVec> columns(reinterpret_cast<float*>(staged), p.count);
+  reduce::StagedPart<kVec, kThreads> columns(reinterpret_cast<float*>(staged), p.count);
   columns.load(in + p.row * cols + p.begin);
   float total = 0.0f;
   columns.each([&](float v) { total += v; });
@@ -341,7 +343,7 @@ __global__ void __launch_bounds__(1024) layer_norm_cluster_on_chip(
   squares = block_all(squares, Sum{}, 0.0f);
   const Stats part{static_cast<float>(p.count), part_mean, squares};
   Stats whole{0.0f, 0.0f, 0.0f};
-  cluster.barrier_wait(std::move(started));  // every block runs: its shared memory is there
+  reduce::cluster_wait();  // every block runs: its shared memory is there
   // ====================== TODO 7 of 7: BEGIN ======================
   // `part` is this block's (count, mean, M2) for its columns. Every block of the cluster
   // must end with the whole row's in `whole`:
@@ -441,11 +443,13 @@ void split_through_memory(const reduce::RowLaunch& run) {
 void cluster_on_chip_with(const reduce::RowLaunch& run, unsigned int threads) {
   const bool vec = reduce::rows_take_vectors(run.in, run.out, run.cols) &&
                    reduce::rows_take_vectors(run.gamma, run.beta, run.cols);
-  if (!reduce::launch_staged<layer_norm_cluster_on_chip<4>, layer_norm_cluster_on_chip<1>>(
-          run, vec, threads, run.in, run.out, run.gamma, run.beta,
-          static_cast<unsigned int>(run.cols))) {
-    split_through_memory(run);
-  }
+  const bool launched = reduce::with_staged_threads(threads, [&]<unsigned int kThreads>() {
+    return reduce::launch_staged<layer_norm_cluster_on_chip<4, kThreads>,
+                                 layer_norm_cluster_on_chip<1, kThreads>>(
+        run, vec, threads, run.in, run.out, run.gamma, run.beta,
+        static_cast<unsigned int>(run.cols));
+  });
+  if (!launched) split_through_memory(run);
 }
 
 // Version 10: blocks of run.block threads, at least 128 and at most 1024.

@@ -9,6 +9,7 @@
 #include <cstddef>
 
 #include "common/cuda_check.h"
+#include "common/rows/cluster_barrier.h"
 #include "common/rows/held_row.h"
 #include "common/rows/staged_part.h"
 #include "common/stage.h"
@@ -208,6 +209,20 @@ bool launch_staged(const RowLaunch& run, bool vec, unsigned int threads, Args...
     launch_clusters<Scalar>(run.rows, shape, threads, run.stream, args..., shape.chunk);
   }
   return true;
+}
+
+// Calls launch.operator()<kThreads>() for a block size of 128 to 1024 threads (a power of
+// two), so a kernel over staged parts can be compiled for its block size (StagedPart's
+// kThreads); false, calling nothing, for any other.
+template <typename Launch>
+bool with_staged_threads(unsigned int threads, Launch&& launch) {
+  switch (threads) {
+    case 128: return launch.template operator()<128>();
+    case 256: return launch.template operator()<256>();
+    case 512: return launch.template operator()<512>();
+    case 1024: return launch.template operator()<1024>();
+    default: return false;
+  }
 }
 
 // The threads a block of a staged part gets where the caller does not choose: 32 values a
