@@ -35,7 +35,7 @@ constexpr unsigned int staged_blocks_per_sm(unsigned int threads) {
 // values it copied itself and no block barrier is needed between them. kThreads, where
 // not 0, is the block size the kernel was compiled for, so the loops step by a constant
 // (with the .aligned cluster barriers of cluster_barrier.h, layer norm's version 10 ran
-// 5-7% faster on an H200 at 32768 to 131072 columns; either alone, 1-3%). 0 steps by
+// 4-7% faster on an H200 at 32768 to 131072 columns; either alone, 1-3%). 0 steps by
 // blockDim.x, for kernels built once for every block size.
 template <int kVec, unsigned int kThreads = 0>
 class StagedPart {
