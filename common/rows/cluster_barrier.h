@@ -1,8 +1,9 @@
-// The cluster barrier's two halves in their .aligned form, for the staged-cluster kernels
-// of stages 16 and 17. cooperative_groups' barrier_arrive() and barrier_wait() issue the
-// form that lets the threads of a warp arrive apart; the .aligned form promises that every
-// thread of the warp executes the same barrier instruction, which holds where the whole
-// block calls it at one place (kernel start, no branch around it), and costs less.
+// The cluster barrier's two halves in their .aligned form, for the staged-cluster kernel of
+// stage 17 (layer norm's version 10). cooperative_groups' barrier_arrive() and
+// barrier_wait() issue the form that lets the threads of a warp arrive apart; the .aligned
+// form promises that every thread of the warp executes the same barrier instruction, which
+// holds where the whole block calls it at one place (kernel start, no branch around it),
+// and costs less.
 #pragma once
 
 namespace reduce {
