@@ -453,7 +453,7 @@ void split_through_memory(const reduce::RowLaunch& run) {
 // Version 9 with blocks of `threads` (128 to 1024); version 8 where clusters cannot take
 // the row (reduce::clusters_take).
 void cluster_on_chip_with(const reduce::RowLaunch& run, unsigned int threads) {
-  const bool vec = reduce::rows_take_vectors(run.in, run.out, run.cols);
+  const bool vec = reduce::rows_take_vectors(run);
   if (!reduce::launch_staged<softmax_cluster_on_chip<4>, softmax_cluster_on_chip<1>>(
           run, vec, threads, run.in, run.out, static_cast<unsigned int>(run.cols))) {
     split_through_memory(run);

@@ -441,8 +441,7 @@ void split_through_memory(const reduce::RowLaunch& run) {
 // Version 10 with blocks of `threads` (128 to 1024); version 9 where clusters cannot take
 // the row (reduce::clusters_take).
 void cluster_on_chip_with(const reduce::RowLaunch& run, unsigned int threads) {
-  const bool vec = reduce::rows_take_vectors(run.in, run.out, run.cols) &&
-                   reduce::rows_take_vectors(run.gamma, run.beta, run.cols);
+  const bool vec = reduce::rows_take_vectors(run);
   const bool launched = reduce::with_staged_threads(threads, [&]<unsigned int kThreads>() {
     return reduce::launch_staged<layer_norm_cluster_on_chip<4, kThreads>,
                                  layer_norm_cluster_on_chip<1, kThreads>>(

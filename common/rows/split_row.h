@@ -18,6 +18,14 @@ namespace reduce {
 
 constexpr std::size_t kMostHeld = 32;  // values a thread holds at most
 
+// Whether a row version may move 16 bytes at a time: every row of in and out starts
+// 16-byte aligned, cols is a multiple of 4, and so for gamma and beta where the stage has
+// them.
+inline bool rows_take_vectors(const RowLaunch& run) {
+  return rows_take_vectors(run.in, run.out, run.cols) &&
+         (run.gamma == nullptr || rows_take_vectors(run.gamma, run.beta, run.cols));
+}
+
 // The values a thread must hold for `cols` columns over `threads` threads: a power of two
 // from `least` up (4 where it moves float4s), one compiled kernel each.
 inline std::size_t needed_per_thread(std::size_t cols, std::size_t threads, int least) {
