@@ -49,6 +49,29 @@ struct HeldRow {
     }
   }
 
+  // Replaces each value that is a column with f(value, a[c], b[c]), c its column: the same
+  // columns of two more rows of cols floats (layer norm's gamma and beta), read kVec at a
+  // time like the row, so they need its alignment. One float at a time they cost kVec
+  // loads each where the row costs one.
+  template <typename F>
+  __device__ void update(const float* a, const float* b, F&& f) {
+#pragma unroll
+    for (int j = 0; j < kHeld; j += kVec) {
+      const unsigned int c = column(j);
+      if (c >= cols) continue;
+      if constexpr (kVec == 4) {
+        const float4 p = *reinterpret_cast<const float4*>(a + c);
+        const float4 q = *reinterpret_cast<const float4*>(b + c);
+        v[j] = f(v[j], p.x, q.x);
+        v[j + 1] = f(v[j + 1], p.y, q.y);
+        v[j + 2] = f(v[j + 2], p.z, q.z);
+        v[j + 3] = f(v[j + 3], p.w, q.w);
+      } else {
+        v[j] = f(v[j], a[c], b[c]);
+      }
+    }
+  }
+
   __device__ void store(float* y) const {
 #pragma unroll
     for (int j = 0; j < kHeld; j += kVec) {

@@ -72,7 +72,7 @@ constexpr unsigned int kLanes = 32;  // a warp's threads
 // A warp per row: blocks of run.block threads, but at most 512, so that 32 values a lane
 // and the rest of a lane's work stay in registers; rows up to 32 x kMostHeld columns.
 inline HeldLaunch warp_per_row(const RowLaunch& run) {
-  const bool vec = rows_take_vectors(run.in, run.out, run.cols);
+  const bool vec = rows_take_vectors(run);
   const unsigned int threads = std::min(run.block, 512u);
   const std::size_t rows_per_block = threads / kLanes;
   return {vec, needed_per_thread(run.cols, kLanes, vec ? 4 : 1),
@@ -82,7 +82,7 @@ inline HeldLaunch warp_per_row(const RowLaunch& run) {
 // A block per row: from `threads`, doubled (to 1024 at most) until each thread holds at
 // most 8 values, so rows up to 1024 x kMostHeld columns fit.
 inline HeldLaunch block_per_row(const RowLaunch& run, unsigned int threads) {
-  const bool vec = rows_take_vectors(run.in, run.out, run.cols);
+  const bool vec = rows_take_vectors(run);
   const int least = vec ? 4 : 1;
   while (threads < 1024 && needed_per_thread(run.cols, threads, least) > 8) threads *= 2;
   return {vec, needed_per_thread(run.cols, threads, least), static_cast<unsigned int>(run.rows),
