@@ -1,8 +1,10 @@
 // The GPU suite of stage 17 (layer norm), in place of stage_suite.cpp: every version at
 // every block size, on stage 16's awkward shapes, on constant rows (variance 0: the output
 // is beta, not NaN) and on the data that separates the methods: 10^4 + noise, where the
-// one-pass E[x^2] - E[x]^2 must be seen to fail and every other version must hold. Every
-// value is checked against the CPU's, in double, by the rule in common/rows/row_reference.h.
+// one-pass E[x^2] - E[x]^2 must be seen to fail and every other version must hold, and
+// outliers at a row's first column, where sums about a shift taken from that value fail.
+// Every value is checked against the CPU's, in double, by the rule in
+// common/rows/row_reference.h.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -97,6 +99,21 @@ TEST_P(LayerNormSuite, LargeOffsetNeedsTwoPassesOrWelford) {
     } else {
       expect_matches(shape, input);
     }
+  }
+}
+
+// Rows of [0, 1) with 10^4 at column 0 and at every 4096th column after it, so at the
+// first column of every part a split version cuts. Sums about a shift taken from one value
+// (d = x - x[0], then S2 - S1^2 / n) cancel here: the shift is 64 standard deviations from
+// the mean, so S2 and S1^2 / n are both about n 10^8 and the variance is 1/4097 of them.
+// On 10^4 + noise such a shift passes (every value is near it); the mean must come first.
+// Version 1 holds here too (E[x]^2 is small beside E[x^2]).
+TEST_P(LayerNormSuite, OutlierFirstNeedsTheMeanFirst) {
+  stands_for("tests.cancellation");
+  for (const Shape shape : {Shape{4, 32768}, Shape{2, 131072}, Shape{8, 4096}}) {
+    std::vector<float> input = matrix(shape, 91);
+    for (std::size_t i = 0; i < input.size(); i += 4096) input[i] = 10000.0f;
+    expect_matches(shape, input);
   }
 }
 
