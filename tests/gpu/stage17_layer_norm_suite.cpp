@@ -103,16 +103,19 @@ TEST_P(LayerNormSuite, LargeOffsetNeedsTwoPassesOrWelford) {
 }
 
 // Rows of [0, 1) with 10^4 at column 0 and at every 4096th column after it, so at the
-// first column of every part a split version cuts. Sums about a shift taken from one value
-// (d = x - x[0], then S2 - S1^2 / n) cancel here: the shift is 64 standard deviations from
-// the mean, so S2 and S1^2 / n are both about n 10^8 and the variance is 1/4097 of them.
+// first column of every part a split version cuts (64 x 1024: rows a warp holds). Sums
+// about a shift taken from one value (d = x - x[0], then S2 - S1^2 / n) cancel here: the
+// shift is 32 to 64 standard deviations from the mean, so S2 and S1^2 / n both near n 10^8
+// differ by 1/1025 to 1/4097 of them.
 // On 10^4 + noise such a shift passes (every value is near it); the mean must come first.
 // Version 1 holds here too (E[x]^2 is small beside E[x^2]).
 TEST_P(LayerNormSuite, OutlierFirstNeedsTheMeanFirst) {
   stands_for("tests.cancellation");
-  for (const Shape shape : {Shape{4, 32768}, Shape{2, 131072}, Shape{8, 4096}}) {
+  for (const Shape shape : {Shape{4, 32768}, Shape{2, 131072}, Shape{8, 4096}, Shape{64, 1024}}) {
     std::vector<float> input = matrix(shape, 91);
-    for (std::size_t i = 0; i < input.size(); i += 4096) input[i] = 10000.0f;
+    for (std::size_t r = 0; r < shape.rows; ++r) {
+      for (std::size_t c = 0; c < shape.cols; c += 4096) input[r * shape.cols + c] = 10000.0f;
+    }
     expect_matches(shape, input);
   }
 }
