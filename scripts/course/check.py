@@ -235,7 +235,9 @@ def check_built(stage, source, exe, suite, out_dir, jobs, expect=None, hints=Non
 def probe(bin_dir):
     probe_exe = pathlib.Path(bin_dir) / "reduce_probe"
     if not probe_exe.exists():
-        raise Stop(f"check.sh: error: {probe_exe} is not built; run scripts/check.sh again", 4)
+        # Said as the build command: the corpus's tests and gpu_check.sh reach here too.
+        raise Stop(f"check.sh: error: {probe_exe} is not built; build it with `cmake --build "
+                   f"{relative(probe_exe.parent.parent)} --target reduce_probe`", 4)
     done = subprocess.run([str(probe_exe)], capture_output=True, text=True)
     if done.returncode != 0:
         raise Stop(f"{done.stdout.strip()}: 이 검사는 CUDA GPU가 있는 컴퓨터에서만 돌릴 수 있습니다 "
