@@ -121,11 +121,17 @@ def build_logged(targets, log, run_logged):
     return code == 0, text
 
 
-def probe():
-    """(found, what the probe printed: one line per device, or why there is none)."""
-    exe = bin_dir() / "reduce_probe"
+def probe(in_dir=None, script=None):
+    """(found, what the probe printed: one line per device, or why there is none).
+    `in_dir`: the bin folder of another build (the corpus's, an instructor's); `script`
+    names the caller in the error line and is then told the command that builds the probe,
+    which is right however that caller was started."""
+    exe = Path(in_dir or bin_dir()) / "reduce_probe"
     if not exe.exists():
-        raise Stop(f"error: {exe} is not built; run scripts/test.sh or scripts/run.sh", 4)
+        if script is None:
+            raise Stop(f"error: {exe} is not built; run scripts/test.sh or scripts/run.sh", 4)
+        raise Stop(f"{script}: error: {exe} is not built; build it with `cmake --build "
+                   f"{exe.parent.parent} --target reduce_probe`", 4)
     done = subprocess.run([str(exe)], stdout=subprocess.PIPE, text=True)
     return done.returncode == 0, done.stdout.rstrip("\n")
 

@@ -233,16 +233,11 @@ def check_built(stage, source, exe, suite, out_dir, jobs, expect=None, hints=Non
 
 # ---------------------------------------------------------------------------- device
 def probe(bin_dir):
-    probe_exe = pathlib.Path(bin_dir) / "reduce_probe"
-    if not probe_exe.exists():
-        # Said as the build command: the corpus's tests and gpu_check.sh reach here too.
-        raise Stop(f"check.sh: error: {probe_exe} is not built; build it with `cmake --build "
-                   f"{relative(probe_exe.parent.parent)} --target reduce_probe`", 4)
-    done = subprocess.run([str(probe_exe)], capture_output=True, text=True)
-    if done.returncode != 0:
-        raise Stop(f"{done.stdout.strip()}: 이 검사는 CUDA GPU가 있는 컴퓨터에서만 돌릴 수 있습니다 "
+    found, device = build.probe(bin_dir, "check.sh")
+    if not found:
+        raise Stop(f"{device.strip()}: 이 검사는 CUDA GPU가 있는 컴퓨터에서만 돌릴 수 있습니다 "
                    "(GPU 없이 빌드만 하려면 scripts/run.sh).", 3)
-    return done.stdout.strip().splitlines()[0]
+    return device.strip().splitlines()[0]
 
 
 # ---------------------------------------------------------------------------- building
