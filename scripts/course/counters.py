@@ -17,6 +17,7 @@ Exit code: 0 done, 3 no CUDA device, 4 build error or ncu missing.
 """
 import argparse
 import csv
+import datetime
 import io
 import pathlib
 import shutil
@@ -24,8 +25,8 @@ import subprocess
 
 from course import describe
 from course.cli import Stop, run_main
-from course.gpu import (ROOT, Progress, answer_descriptions, build_first, require_answers,
-                        require_device, write_csv)
+from course.gpu import (ROOT, Progress, answer_descriptions, build_first, machine,
+                        require_answers, require_device, write_csv)
 
 N = 1 << 24
 METRICS = {
@@ -127,12 +128,14 @@ def main(argv):
         rows.append(summarise(f"{stage.number:02d}",
                               profile(stage, describe.takes_rows(description))))
         progress.step(note=f" (stage {stage.number:02d} profiled)")
-    write_tables(rows, pathlib.Path(args.out))
+    measured = {**machine(), "date": datetime.date.today().isoformat()}
+    write_tables(rows, pathlib.Path(args.out), measured)
     return 0
 
 
-def write_tables(rows, out):
-    """counters.csv and counters.md under out, and the table on stdout."""
+def write_tables(rows, out, measured):
+    """counters.csv and counters.md under out, and the table on stdout; `measured` names the
+    device, driver, CUDA release, course commit and date (gpu.machine() and the day)."""
     out.mkdir(parents=True, exist_ok=True)
     write_csv(out / "counters.csv", rows, [key for key, _ in COLUMNS])
     header = "| " + " | ".join(title for _, title in COLUMNS) + " |"
@@ -140,9 +143,11 @@ def write_tables(rows, out):
     table += ["| " + " | ".join(cell(k, r[k]) for k, _ in COLUMNS) + " |" for r in rows]
     (out / "counters.md").write_text(
         "# Hardware counters per stage\n\n"
+        f"- Device: {measured['device']} (driver {measured['driver']}, CUDA {measured['cuda']})\n"
+        f"- Course commit: {measured['commit']}; measured {measured['date']}\n\n"
         "Written by `scripts/counters.sh`: Nsight Compute (`ncu --csv --clock-control none`) on\n"
         f"`build/bin/stageNN --n {N} --repeat 1` (stages 16 and 17: their default 16384 x 1024\n"
-        "matrix, the same number of floats, read once and written once), block 256, the kernels\n"
+        "matrix, the same number of floats, at their default version), block 256, the kernels\n"
         "of one run. Sums over the run's kernels; percentages from its longest kernel. Warp\n"
         "execution efficiency counts only the lanes that did the work:\n"
         "`smsp__thread_inst_executed_pred_on_per_inst_executed.ratio` / 32, the lanes whose\n"
