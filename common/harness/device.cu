@@ -25,6 +25,13 @@ DeviceProbe probe_devices() {
   if (status != cudaSuccess) {
     probe.problem = std::string("cudaGetDeviceCount returned ") + cudaGetErrorName(status) +
                     ": " + cudaGetErrorString(status);
+    // The runtime says "driver version is insufficient" also where no driver is installed at
+    // all, which would send someone on a machine without a GPU to upgrade a driver.
+    if (status == cudaErrorInsufficientDriver) {
+      probe.problem += "; no NVIDIA driver is installed here, or it is older than CUDA " +
+                       std::to_string(CUDART_VERSION / 1000) + "." +
+                       std::to_string(CUDART_VERSION % 1000 / 10) + " needs";
+    }
     (void)cudaGetLastError();  // clear the sticky error so later calls start clean
     return probe;
   }

@@ -770,13 +770,13 @@ def main(argv):
         return rewrite_docs(ROOT / "docs" / "results" / "results.json", check=args.check_docs)
     if args.merge:
         return merge(args, [pathlib.Path(d) / "results.json" for d in args.merge])
+    require_answers("bench.py")  # before a build the student edition would make for nothing
     if args.build_first:
         # The lessons' variants are not part of `all`: only --lessons needs them, and the
         # student edition has none.
         lessons = args.lessons and not registry("bench.py").student_edition
         build_first("the benchmark needs a GPU, so nothing was measured",
                     ["lesson_variants"] if lessons else ())
-    require_answers("bench.py")
     require_device("bench.py", "the benchmark needs a GPU, so nothing was measured")
     descriptions = answer_descriptions()
     block = bench_block(descriptions)

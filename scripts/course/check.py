@@ -29,7 +29,7 @@ import sys
 
 from course import build, colab, describe, hints as hint_table, registry, rules
 from course.cli import Stop, run_main
-from course.todo_markers import code_by_block as todo_blocks
+from course.todo_markers import code_by_block as todo_blocks, first_outside_difference
 
 ROOT = registry.ROOT
 SANITIZERS = ("memcheck", "racecheck", "synccheck", "initcheck")
@@ -232,12 +232,25 @@ def check_built(stage, source, exe, suite, out_dir, jobs, expect=None, hints=Non
 
 
 # ---------------------------------------------------------------------------- device
-def probe(bin_dir):
+def probe(bin_dir, number=None):
+    """The first device's line; without one a Stop (exit 3) that says how to build the
+    stage `number` (or any stage) without a GPU."""
     found, device = build.probe(bin_dir, "check.sh")
     if not found:
+        stage = number if number is not None else "N"
         raise Stop(f"{device.strip()}: 이 검사는 CUDA GPU가 있는 컴퓨터에서만 돌릴 수 있습니다 "
-                   "(GPU 없이 빌드만 하려면 scripts/run.sh).", 3)
+                   f"(GPU 없이 빌드만 하려면 scripts/run.sh --todo {stage}).", 3)
     return device.strip().splitlines()[0]
+
+
+def require_sanitizer():
+    """compute-sanitizer, looked for before a student waits for a build and the tests: one
+    Korean line and exit 4 where it is missing."""
+    try:
+        sanitizer_path()
+    except Stop:
+        raise Stop("check.sh: compute-sanitizer를 찾지 못했습니다. CUDA 툴킷에 들어 있으니 툴킷의 bin "
+                   "폴더(예: /usr/local/cuda/bin)를 PATH에 넣고 다시 실행하세요.", 4) from None
 
 
 # ---------------------------------------------------------------------------- building
@@ -253,6 +266,23 @@ def require_built(stage):
     """A stage this build could not make (NCCL missing): one line saying what to do, exit 4."""
     if not stage.built:
         raise Stop("check.sh: error: " + build.unbuilt_line(stage, "run scripts/check.sh again"), 4)
+
+
+def outside_verdict(stage, text):
+    """A failing verdict where the student's file differs from the shipped template outside
+    the TODO blocks (the grader builds no such file), else None; None too where no shipped
+    copy is at hand to compare with."""
+    shipped = stage.shipped_template
+    if shipped is None:
+        return None
+    found = first_outside_difference(shipped.read_text(encoding="utf-8", errors="replace"), text)
+    if found is None:
+        return None
+    number, line, missing = found
+    shown = line.strip()[:60]
+    detail = (f"{number}번째 줄 뒤에 받은 줄이 빠짐: {shown}" if missing
+              else f"{number}번째 줄이 받은 템플릿과 다름: {shown}")
+    return Verdict("outside", False, detail, "outside")
 
 
 def build_result(ok, text, source, log):
@@ -291,12 +321,15 @@ def student_check(stage, args, quiet=False):
         note = f" (아직 빈 TODO 블록: {', '.join(empty)})" if empty else ""
         print(f"stage {number:02d} 검사: {relative(source)}{note}", flush=True)
     require_built(stage)  # without NCCL stage 18 is a stand-in with no suite to build
+    show = silent if quiet else say
+    results = [v for v in [outside_verdict(stage, text)] if v]
+    for verdict in results:
+        show(verdict_line(verdict, hints))
     exe, suite = stage.exe(template=True), stage.suite(template=True)
     ok, log_text = cmake_build([stage.target(registry.TEMPLATE),
                                 stage.target(registry.TEMPLATE_TESTS)], out_dir / "build.log")
-    results = [build_result(ok, log_text, source, out_dir / "build.log")]
-    show = silent if quiet else say
-    show(verdict_line(results[0], hints))
+    results.append(build_result(ok, log_text, source, out_dir / "build.log"))
+    show(verdict_line(results[-1], hints))
     if not ok:
         return "fail", results
     digest = source_digest(source, exe, suite, *rules.rule_files(directory))
@@ -337,7 +370,8 @@ def summary_line(results, number):
 
 
 def mode_stages(args):
-    device = probe_after_build(args)
+    device = probe_after_build(args, args.stages[0] if len(args.stages) == 1 else None)
+    require_sanitizer()
     worst = 0
     print(f"[{device}]", flush=True)
     for number in args.stages:
@@ -348,19 +382,20 @@ def mode_stages(args):
     return worst
 
 
-def probe_after_build(args):
+def probe_after_build(args, number=None):
     log = args.build_dir / "check" / "probe.log"
     log.parent.mkdir(parents=True, exist_ok=True)
     ok, _ = cmake_build(["reduce_probe"], log)
     if not ok:
         raise Stop(f"check.sh: error: building reduce_probe failed (see {relative(log)})", 4)
-    return probe(args.build_dir / "bin")
+    return probe(args.build_dir / "bin", number)
 
 
 def mode_progress(args):
     """One line per stage: where the student stands. Stages already checked with the
     same source reuse their result."""
     device = probe_after_build(args)
+    require_sanitizer()
     print(f"[{device}] 모든 단계의 진행 상황 (단계별 자세한 검사: scripts/check.sh N)", flush=True)
     passed, total = 0, 0
     for stage in build.registry("check.sh").stages:
@@ -425,9 +460,18 @@ def mode_answers(args):
 
 
 # ---------------------------------------------------------------------------- main
+class Parser(argparse.ArgumentParser):
+    """argparse whose errors are one line that shows the student's form, not a usage block
+    listing the instructors' options."""
+
+    def error(self, message):
+        raise Stop(f"check.sh: error: {message}; to check a stage give its number alone, e.g. "
+                   "scripts/check.sh 7 (scripts/check.sh --help)", 2)
+
+
 def parse(argv):
-    parser = argparse.ArgumentParser(prog="scripts/check.sh", add_help=True,
-                                     description="The student's check (see the file's header).")
+    parser = Parser(prog="scripts/check.sh", add_help=True, allow_abbrev=False,
+                    description="The student's check (see the file's header).")
     parser.add_argument("stages", nargs="*", help="stage numbers; none: a progress table")
     parser.add_argument("--build-dir", help="default: REDUCE_BUILD_DIR, else build/")
     parser.add_argument("--jobs", type=int, default=min(4, os.cpu_count() or 1))
@@ -455,7 +499,8 @@ def parse(argv):
     args.stages = numbers
     built = [args.stage, args.source, args.exe, args.suite, args.out]
     if any(v is not None for v in built) and not all(v is not None for v in built):
-        raise Stop("check.py: error: --stage, --source, --exe, --suite and --out go together", 2)
+        raise Stop("check.sh: error: --stage, --source, --exe, --suite and --out go together (the "
+                   "form for ready-built files); to check a stage run scripts/check.sh 7", 2)
     return args
 
 

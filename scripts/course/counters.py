@@ -113,12 +113,12 @@ def main(argv):
     parser.add_argument("--build-first", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--out", default=str(ROOT / "docs" / "results"))
     args = parser.parse_args(argv)
+    require_answers("counters.py")  # before a build the student edition would make for nothing
     if args.build_first:
         build_first("the counters need a GPU, so nothing was profiled")
         if not shutil.which("ncu"):
             raise Stop("counters.sh: error: ncu (Nsight Compute) is not on PATH; it ships with "
                        "the CUDA toolkit", 4)
-    require_answers("counters.py")
     require_device("counters.py", "the counters need a GPU, so nothing was profiled")
     rows = []
     descriptions = answer_descriptions()

@@ -43,7 +43,10 @@ def withheld(path):
                              "scripts/course/figures/"))
             or path in ("scripts/gpu_check.sh", "scripts/grade.sh", "scripts/figures.sh",
                         "scripts/requirements-figures.txt", "tests/host/figures_test.py",
-                        "scripts/setup_grader.sh", "scripts/requirements-grader.txt"))
+                        "scripts/setup_grader.sh", "scripts/requirements-grader.txt",
+                        # the instructors' tools that start from the answers
+                        "scripts/first_run.sh", "scripts/make_template.sh",
+                        "scripts/course/make_template.py"))
 
 
 def parse_range(text):
@@ -189,7 +192,19 @@ def write_edition(first, last, dest):
     copy(paths, dest)
     if gifts is not None:
         (dest / "stages" / "gifts.txt").write_text("".join(line + "\n" for line in gifts))
+    keep_shipped_templates(dest, [f for f, n in folders.items() if n in released])
     return len(paths)
+
+
+def keep_shipped_templates(dest, folders):
+    """A copy of each released template as shipped, which the student check compares the
+    student's file with outside the TODO blocks (the grader refuses any change there)."""
+    for folder in folders:
+        source = ROOT / "stages" / folder / "todo.cu"
+        if source.is_file():
+            target = dest / registry.SHIPPED_TEMPLATES / folder / "todo.cu"
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, target)
 
 
 def main(argv):

@@ -7,6 +7,7 @@ produce."""
 import pathlib
 
 LABELS = {
+    "outside": "TODO 블록 밖",
     "build": "빌드",
     "tests": "GPU 테스트",
     "memcheck": "memcheck (범위 밖 접근)",
@@ -27,9 +28,13 @@ DEFAULT_SECTION = "흔한 실수"
 # key: (hint, lesson section). Sentences point at the likely mistake, never at code.
 GENERIC = {
     "build": ("컴파일 오류입니다. 로그에서 첫 번째 error 줄이 가리키는 줄부터 고치세요.", "실습 단계"),
+    "outside": ("TODO 블록 밖은 받은 그대로여야 합니다: 강사의 채점은 블록 밖을 고친 파일을 빌드하지 않고 "
+                "0점으로 처리합니다. 그 줄을 되돌리고, 필요한 코드는 모두 TODO 블록 안에 쓰세요.", "실습 단계"),
     "tests.timeout": ("테스트가 제한 시간 안에 끝나지 않았습니다. 끝나지 않는 루프(조건이나 증가식)나 "
                       "일부 스레드만 도달하는 배리어를 찾아보세요.", DEFAULT_SECTION),
     "tests.crash": ("테스트 프로그램이 비정상 종료했습니다. 로그의 마지막 부분을 보세요.", DEFAULT_SECTION),
+    "tests.skipped": ("테스트가 모두 스스로 건너뛰어 아무것도 확인하지 못했습니다. 로그의 Skipped 줄 다음 줄이 까닭(GPU "
+                      "수, 툴킷)을 말합니다: 그 조건을 갖춘 컴퓨터에서 다시 검사하세요.", DEFAULT_SECTION),
     "tests.mask": ("워프 함수(__shfl_*_sync, __syncwarp)를 부른 레인이 그 mask에 들어 있지 않습니다. "
                    "호출을 실행하는 모든 레인이 mask에 있어야 합니다.", DEFAULT_SECTION),
     "tests.barrier": ("블록의 일부 스레드만 도달하는 __syncthreads()가 있습니다(if 안의 배리어). 정의되지 "

@@ -24,6 +24,8 @@ FILE = "stages.json"
 SCHEMA = 1
 # The roles a stage's targets play (cmake/stages.cmake, reduce_register_target).
 ANSWER, TEMPLATE, ANSWER_TESTS, TEMPLATE_TESTS = "answer", "template", "answer_tests", "template_tests"
+# Where the student edition keeps each stage's template as shipped (export.py writes it).
+SHIPPED_TEMPLATES = ".course/templates"
 
 
 class Stage:
@@ -56,6 +58,17 @@ class Stage:
     @property
     def answer_source(self):
         return self._registry.source_dir / "answers" / self.folder / "todo.cu"
+
+    @property
+    def shipped_template(self):
+        """The template as the course shipped it, to compare the student's file with outside
+        the TODO blocks: the answer where the tree has one (identical there, a host test
+        says), else the copy the student edition keeps (scripts/course/export.py), else None."""
+        for path in (self.answer_source,
+                     self._registry.source_dir / SHIPPED_TEMPLATES / self.folder / "todo.cu"):
+            if path.is_file():
+                return path
+        return None
 
     @property
     def lesson(self):

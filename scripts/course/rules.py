@@ -42,6 +42,13 @@ def failed_tests(report):
             if test.get("failures")]
 
 
+def skipped_count(report):
+    """How many tests of gtest's JSON report skipped themselves (GTEST_SKIP: no second GPU,
+    a toolkit that cannot watch launches): they ran no check."""
+    return sum(1 for suite in report.get("testsuites", []) for test in suite.get("testsuite", [])
+               if test.get("result") == "SKIPPED")
+
+
 def test_key(test):
     """The failure key a failed test stands for. A test that recorded none (a suite built
     before the tests recorded their facts) is taken for a wrong value."""
@@ -151,6 +158,13 @@ def judge_suite(code, text, report, log, source=None):
     failed = failed_tests(report)
     misuse = sync_check_key(text, source)
     if code == 0 and not failed and not misuse:
+        skipped = skipped_count(report)
+        if skipped and skipped >= total:
+            return Verdict("tests", False, f"{total}개가 모두 건너뜀: 이 컴퓨터에서는 테스트가 하나도 "
+                           "돌지 않음", "tests.skipped", log)
+        if skipped:
+            return Verdict("tests", True, f"{total - skipped}개 통과, {skipped}개는 이 컴퓨터에서 "
+                           "돌 수 없어 건너뜀")
         return Verdict("tests", True, f"{total}개 모두 통과")
     key = classify_suite(text, failed, source)
     if not failed:

@@ -24,7 +24,8 @@ HELP = """Configures, builds and runs the test suite through the CMake presets.
 Prints one line per test label (passed, failed, skipped and why), every failure in full
 and a closing count; ctest's own output is kept in build/ctest.log either way.
 REDUCE_BUILD_DIR=DIR uses a build in DIR instead of build/.
-Exit code: ctest's (0 when every test that ran passed), 2 for bad arguments."""
+Exit code: ctest's (0 when every test that ran passed), 2 for bad arguments, 3 for --todo
+without a CUDA device (built, nothing run)."""
 
 
 def parse(argv):
@@ -93,14 +94,19 @@ def main(argv):
               "with scripts/test.sh --todo or scripts/check.sh.")
     if stage is not None and not stage.built:
         raise Stop("test.sh: error: " + build.unbuilt_line(stage, "configure again"), 4)
-    targets = build.EXTRA_TARGETS.get(preset, [])
-    if stage is not None:
-        targets = [stage.target(registry.TEMPLATE), stage.target(registry.TEMPLATE_TESTS)]
-    build.configure_and_build()
-    if targets:
-        build.configure_and_build(targets)
+    if stage is not None:  # one template: its targets and the probe, not the whole course
+        build.configure_and_build([stage.target(registry.TEMPLATE),
+                                   stage.target(registry.TEMPLATE_TESTS), "reduce_probe"])
+    else:
+        build.configure_and_build()
+        if build.EXTRA_TARGETS.get(preset):
+            build.configure_and_build(build.EXTRA_TARGETS[preset])
     found, device = build.probe()
     print(device)
+    if not found and preset == "todo":
+        # Every test of this selection needs a GPU: a run would skip them all and exit 0.
+        raise Stop("test.sh: the templates' GPU tests need a CUDA device, so none ran (built "
+                   "only); on a machine with a GPU run scripts/check.sh N", 3)
     if not found:
         print("The GPU tests will be reported as skipped: they need a CUDA device.")
     code = run_tests(preset, stage, verbose)

@@ -56,3 +56,30 @@ def without_block_code(text):
     student's hints): the template made from an answer."""
     return "\n".join(line for line, block in lines_with_blocks(text)
                      if block is None or line.strip().startswith("//"))
+
+
+def normalise(text):
+    """Unix line endings, no trailing spaces, no trailing blank lines: the lines as compared."""
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    lines = [line.rstrip() for line in lines]
+    while lines and not lines[-1]:
+        lines.pop()
+    return lines
+
+
+def first_outside_difference(template, submitted):
+    """(line number in `submitted`, its line, False) for the first line outside the TODO blocks
+    that differs from `template`'s; (the last outside line's number, the template's first
+    missing line, True) where lines outside the blocks are missing; None where none differs.
+    The student check and the instructors' grader both compare this way."""
+    theirs = [(n, line) for n, (line, block)
+              in enumerate(lines_with_blocks("\n".join(normalise(submitted))), start=1)
+              if block is None]
+    ours = [line for line, block in lines_with_blocks("\n".join(normalise(template)))
+            if block is None]
+    for index, (number, line) in enumerate(theirs):
+        if index >= len(ours) or line != ours[index]:
+            return number, line, False
+    if len(theirs) < len(ours):
+        return (theirs[-1][0] if theirs else 1), ours[len(theirs)], True
+    return None

@@ -248,9 +248,52 @@ class SuiteVerdicts(unittest.TestCase):
         crash = rules.judge_suite(134, "reduce-failure: tests.misaligned x\nAborted", None, None)
         self.assertEqual(crash.key, "tests.misaligned")
 
+    def test_skipped_tests_are_not_passes(self):
+        skipped = dict(recorded("A", 32), result="SKIPPED")
+        ran = dict(recorded("A", 64), result="COMPLETED")
+        every = rules.judge_suite(0, "", report(skipped, dict(skipped, name="A/block64")), None)
+        self.assertFalse(every.ok)
+        self.assertEqual(every.key, "tests.skipped")
+        some = rules.judge_suite(0, "", report(skipped, ran), None)
+        self.assertTrue(some.ok)
+        self.assertIn("1개 통과", some.detail)
+        self.assertIn("1개는", some.detail)
+        self.assertEqual(rules.judge_suite(0, "", report(ran), None).detail, "1개 모두 통과")
+
     def test_crash_and_timeout(self):
         self.assertEqual(rules.judge_suite(134, "Aborted", None, None).key, "tests.crash")
         self.assertEqual(rules.judge_suite(None, "", None, None).key, "tests.timeout")
+
+
+class OutsideTheBlocks(unittest.TestCase):
+    """The check fails a file changed outside its TODO blocks, as the grader does."""
+
+    def verdict(self, text):
+        with tempfile.TemporaryDirectory() as folder:
+            shipped = pathlib.Path(folder) / "todo.cu"
+            shipped.write_text(SOURCE)
+            stage = type("Stage", (), {"shipped_template": shipped})()
+            return check.outside_verdict(stage, text)
+
+    def test_edits_inside_the_blocks_and_trailing_spaces_pass(self):
+        inside = SOURCE.replace("sdata[tid] = in[i];", "sdata[tid] = in[i] + 0.0f;")
+        self.assertIsNone(self.verdict(inside))
+        self.assertIsNone(self.verdict(SOURCE.replace("// header", "// header   ")))
+
+    def test_a_helper_above_the_kernel_fails_with_its_line(self):
+        helper = SOURCE.replace("// header", "// header\n__device__ float twice(float x) { return 2 * x; }")
+        verdict = self.verdict(helper)
+        self.assertFalse(verdict.ok)
+        self.assertEqual(verdict.key, "outside")
+        self.assertIn("2번째 줄", verdict.detail)
+        self.assertIn("TODO 블록 밖", check.verdict_line(verdict, {}))
+
+    def test_a_removed_line_fails(self):
+        self.assertEqual(self.verdict(SOURCE.replace("  }\n", "", 1)).key, "outside")
+
+    def test_no_shipped_copy_no_verdict(self):
+        stage = type("Stage", (), {"shipped_template": None})()
+        self.assertIsNone(check.outside_verdict(stage, "anything"))
 
 
 class ProgressLine(unittest.TestCase):

@@ -30,6 +30,14 @@ std::string quoted(const fs::path& path) { return "'" + path.string() + "'"; }
 
 using reduce_tests::shell;
 
+// The whole file ("" where it is missing), to compare two files byte for byte.
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
 std::vector<std::string> read_lines(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
   std::vector<std::string> lines;
@@ -150,7 +158,10 @@ const Gift* gift_for(const std::vector<Gift>& gifts, const std::string& path, in
   for (const Gift& gift : gifts) {
     if (gift.stage != stage) continue;
     if (gift.giver.size() == 2 && std::isdigit(static_cast<unsigned char>(gift.giver[0]))) {
+      // A stage's folder, and the copy of its template the edition keeps for the student
+      // check (scripts/course/registry.py, SHIPPED_TEMPLATES).
       if (path.rfind("stages/stage" + gift.giver + "_", 0) == 0) return &gift;
+      if (path.rfind(".course/templates/stage" + gift.giver + "_", 0) == 0) return &gift;
     } else if (path == gift.giver) {
       return &gift;
     }
@@ -242,6 +253,9 @@ TEST_F(Export, LeavesOutAnswersMistakesAndTheInstructorsCheck) {
   EXPECT_TRUE(fs::exists(dir_ / "stages" / "stage07_interleaved" / "figures" / "banks.svg"));
   EXPECT_FALSE(fs::exists(dir_ / "docs" / "experiments"));  // stage 14's solution, step by step
   EXPECT_FALSE(fs::exists(dir_ / "bench" / "experiments"));
+  // The instructors' first run and template maker start from the answers.
+  EXPECT_FALSE(fs::exists(dir_ / "scripts" / "first_run.sh"));
+  EXPECT_FALSE(fs::exists(dir_ / "scripts" / "make_template.sh"));
   // answers/shared/ holds stage 12's block reduction, stage 14's kernel and the floor's read
   // loop; the edition's common/ falls back to CUB without them.
   EXPECT_FALSE(fs::exists(dir_ / "common" / "block_reduce_warp.cuh"));
@@ -255,6 +269,9 @@ TEST_F(Export, ShipsEveryTemplateAndLessonAndExecutableScripts) {
     const fs::path stage = fs::path("stages") / entry.path().filename();
     EXPECT_TRUE(fs::exists(dir_ / stage / "todo.cu")) << stage;
     EXPECT_TRUE(fs::exists(dir_ / stage / "README.md")) << stage;
+    // The student check compares the student's file with this copy outside the TODO blocks.
+    const fs::path shipped = dir_ / ".course" / "templates" / entry.path().filename() / "todo.cu";
+    EXPECT_EQ(read_file(shipped), read_file(dir_ / stage / "todo.cu")) << shipped;
     ++stages;
   }
   EXPECT_GT(stages, 0);

@@ -28,6 +28,7 @@ import pathlib
 import re
 
 from course.grade import lexer
+from course import todo_markers
 from course.todo_markers import BEGIN, END, lines_with_blocks
 
 HERE = pathlib.Path(__file__).resolve().parent
@@ -152,32 +153,15 @@ def block_keywords(text):
 
 
 # ---------------------------------------------------------------------------- normalising
-def normalise(text):
-    """Unix line endings, no trailing spaces, no trailing blank lines."""
-    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    lines = [line.rstrip() for line in lines]
-    while lines and not lines[-1]:
-        lines.pop()
-    return lines
-
-
-def numbered(lines):
-    """(line number, line, TODO block or None) for each line."""
-    return [(number, line, block) for number, (line, block)
-            in enumerate(lines_with_blocks("\n".join(lines)), start=1)]
-
-
 def outside_edit(template, submitted):
     """The first line outside the TODO blocks where `submitted` differs from `template`."""
-    theirs = [(n, line) for n, line, block in numbered(normalise(submitted)) if block is None]
-    ours = [line for _, line, block in numbered(normalise(template)) if block is None]
-    for index, (number, line) in enumerate(theirs):
-        if index >= len(ours) or line != ours[index]:
-            return Violation(number, "outside", line)
-    if len(theirs) < len(ours):
-        return Violation(theirs[-1][0] if theirs else 1, "outside", ours[len(theirs)],
-                         "lines outside the TODO blocks are missing")
-    return None
+    found = todo_markers.first_outside_difference(template, submitted)
+    if found is None:
+        return None
+    number, line, missing = found
+    if missing:
+        return Violation(number, "outside", line, "lines outside the TODO blocks are missing")
+    return Violation(number, "outside", line)
 
 
 # ---------------------------------------------------------------------------- bytes
