@@ -118,18 +118,33 @@ def relative(path):
 
 
 # ---------------------------------------------------------------------------- running
-def run_logged(command, log, timeout):
+def run_logged(command, log, timeout, progress=None):
     """Runs command with stdout and stderr into `log`; returns (exit code or None on
-    time-out, the log's text)."""
+    time-out, the log's text). With `progress` (what the command does, in Korean), a line
+    every build.PROGRESS_EVERY_S seconds says it is still at it."""
     with open(log, "w", encoding="utf-8") as out:
         out.write("$ " + " ".join(str(c) for c in command) + "\n")
         out.flush()
-        try:
-            code = subprocess.run([str(c) for c in command], stdout=out, stderr=subprocess.STDOUT,
-                                  timeout=timeout, cwd=ROOT).returncode
-        except subprocess.TimeoutExpired:
-            code = None
+        running = subprocess.Popen([str(c) for c in command], stdout=out,
+                                   stderr=subprocess.STDOUT, cwd=ROOT)
+        waited, code = 0, None
+        while code is None and waited < timeout:
+            step = min(build.PROGRESS_EVERY_S, timeout - waited)
+            try:
+                code = running.wait(timeout=step)
+            except subprocess.TimeoutExpired:
+                waited += step
+                if progress and waited < timeout:
+                    say(f"  {progress} 중... ({waited:.0f}초)")
+        if code is None:  # the time is up: the whole process goes
+            running.kill()
+            running.wait()
     return code, pathlib.Path(log).read_text(encoding="utf-8", errors="replace")
+
+
+def build_progress(command, log, timeout):
+    """run_logged for a configure or a build: a first one takes minutes, shown as it goes."""
+    return run_logged(command, log, timeout, "빌드")
 
 
 def run_suite(suite, source, out_dir, timeout):
@@ -257,7 +272,7 @@ def require_sanitizer():
 def cmake_build(targets, log):
     """Configures (once) and builds `targets`; returns (ok, log text)."""
     try:
-        return build.build_logged(targets, log, run_logged)
+        return build.build_logged(targets, log, build_progress)
     except Stop as stop:
         raise Stop(str(stop).replace(f"(see {log})", f"(see {relative(log)})"), stop.code) from None
 
