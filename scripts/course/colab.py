@@ -18,13 +18,19 @@ from course import build, registry
 from course.cli import Stop, run_main
 
 
-def stage_of(argv):
-    """(the number as given, the registry's Stage); the build is configured first, for this
-    GPU only (CUDAARCHS, set before)."""
+def stage_word(argv):
+    """The stage number as given (7 by default); exit 2 for anything that is not one, before
+    a GPU is looked for."""
     word = argv[0] if argv else "7"
     if not re.fullmatch(r"\d{1,2}", word):
         raise Stop(f"colab.sh: error: there is no stage '{word}'; give a stage number such as 7", 2)
-    return word, build.registry("colab.sh").stage(int(word), "colab.sh")
+    return word
+
+
+def stage_of(word):
+    """The registry's Stage; the build is configured first, for this GPU only (CUDAARCHS,
+    set before)."""
+    return build.registry("colab.sh").stage(int(word), "colab.sh")
 
 
 def compute_capability():
@@ -43,15 +49,16 @@ def course_module(module, *args):
 
 
 def main(argv):
+    number = stage_word(argv)
     cap = compute_capability()
     if cap is None:
-        raise Stop("colab.sh: no NVIDIA GPU found; in Colab choose Runtime > Change runtime type "
-                   "> T4 GPU, then run this cell again", 3)
+        raise Stop("colab.sh: NVIDIA GPU를 찾지 못했습니다. Colab 메뉴에서 런타임 → 런타임 유형 변경 → T4 GPU"
+                   "(Runtime > Change runtime type > T4 GPU)를 고른 뒤 이 셀을 다시 실행하세요.", 3)
     if not os.environ.get("CUDAARCHS"):
         os.environ["CUDAARCHS"] = cap.replace(".", "")
     print(f"GPU compute capability {cap}: building for CUDAARCHS={os.environ['CUDAARCHS']} only",
           flush=True)
-    number, stage = stage_of(argv)
+    stage = stage_of(number)
     run = course_module("run", "--todo", number)
     print(flush=True)
     check = course_module("check", number)

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Every relative link and image in the course's Markdown (README.md, README.ko.md,
 docs/**/*.md and each stage's lesson, stages/*/README.md) points at a file or folder that
-exists. Web and mail links and links to an anchor of the same page are not checked; a
-#fragment is dropped before the path is looked up. Links inside code (fenced blocks and
-`spans`) are not links.
+exists, and a #fragment into a Markdown page (that page or another) names one of its
+headings as GitHub spells the heading's anchor. Web and mail links are not checked. Links
+inside code (fenced blocks and `spans`) are not links.
 
 The student edition (scripts/export_student.sh: no answers/) leaves out what would give a
 solution away, and a partial one (--stages 6-10) the later stages' folders: a link to such
@@ -14,6 +14,7 @@ a path is not counted as broken there (it is in the full course).
 import pathlib
 import re
 import sys
+import unicodedata
 import unittest
 import urllib.parse
 
@@ -32,6 +33,7 @@ HTML = re.compile(r"<(?:img|a|source)\b[^>]*?\b(?:src|href|srcset)\s*=\s*[\"']([
 FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
 SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+HEADING = re.compile(r"^ {0,3}#{1,6}\s+(.*?)\s*#*\s*$")
 
 
 def pages(root=ROOT):
@@ -101,6 +103,47 @@ def left_out(relative, root=ROOT):
             and not (root / "stages" / parts[1]).is_dir())
 
 
+def slug(heading):
+    """GitHub's anchor for a heading's text: a link's text kept, lower case, every character
+    but letters, digits, marks, '-' and '_' dropped, and each space a '-'."""
+    text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", heading).lower()
+    return "".join("-" if ch == " " else ch for ch in text
+                   if ch in " -_" or unicodedata.category(ch)[0] in "LNM")
+
+
+def anchors(text):
+    """Every heading's anchor on a page (outside code), a repeated one as GitHub numbers it."""
+    seen, found, fence = {}, set(), None
+    for line in text.split("\n"):
+        opened = FENCE.match(line)
+        if fence or opened:  # a heading's code span keeps its text; a fenced block has none
+            closes = fence and opened and opened.group(1)[0] == fence[0]
+            fence = None if closes else (fence or opened.group(1))
+            continue
+        heading = HEADING.match(line)
+        if heading:
+            base = slug(heading.group(1))
+            found.add(base if base not in seen else f"{base}-{seen[base]}")
+            seen[base] = seen.get(base, 0) + 1
+    return found
+
+
+def broken_anchor(page, target, root):
+    """Why `target`'s #fragment names no heading of the Markdown page it points at (`page`
+    itself for '#x'), or None: not a page of the course, no fragment, or a heading it names."""
+    if "#" not in target or target.startswith("//") or SCHEME.match(target):
+        return None
+    path, fragment = target.split("#", 1)
+    path = urllib.parse.unquote(path.split("?", 1)[0])
+    linked = page if not path else ((root if path.startswith("/") else page.parent)
+                                    / path.lstrip("/")).resolve()
+    if linked.suffix != ".md" or not linked.is_file() or not fragment:
+        return None
+    if urllib.parse.unquote(fragment) in anchors(linked.read_text(encoding="utf-8")):
+        return None
+    return f"{target} (no heading of {linked.relative_to(root).as_posix()} has that anchor)"
+
+
 def broken_links(root=ROOT):
     """['README.md:12: stages/x/README.md (no such file)', ...]"""
     root = root.resolve()
@@ -109,6 +152,9 @@ def broken_links(root=ROOT):
     for page in pages(root):
         name = page.relative_to(root).as_posix()
         for line, target in targets(page.read_text(encoding="utf-8")):
+            anchor = broken_anchor(page, target, root)
+            if anchor:
+                problems.append(f"{name}:{line}: {anchor}")
             path = local_path(target)
             if path is None:
                 continue
@@ -147,6 +193,19 @@ class Links(unittest.TestCase):
         self.assertEqual([local_path(t) for t in ("a.md#x", "https://x.org", "#top",
                                                  "mailto:a@b", "x%20y.md")],
                          ["a.md", None, None, None, "x y.md"])
+
+
+    def test_anchors_as_github_spells_them(self):
+        page = "# Stage 16 — 소프트맥스, `warp_all`\n## A [link](x.md) here\n## Twice\n## Twice\n"
+        self.assertEqual(anchors(page), {"stage-16--소프트맥스-warp_all", "a-link-here", "twice",
+                                         "twice-1"})
+        with __import__("tempfile").TemporaryDirectory() as folder:
+            root = pathlib.Path(folder).resolve()
+            (root / "p.md").write_text(page, encoding="utf-8")
+            self.assertIsNone(broken_anchor(root / "p.md", "#twice-1", root))
+            self.assertIsNone(broken_anchor(root / "p.md", "p.md#a-link-here", root))
+            self.assertIn("no heading", broken_anchor(root / "p.md", "p.md#first-run", root))
+            self.assertIsNone(broken_anchor(root / "p.md", "https://x.org/p.md#y", root))
 
 
 if __name__ == "__main__":
