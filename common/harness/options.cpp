@@ -115,7 +115,14 @@ std::string apply(std::string_view name, std::string_view value, Options* opt) {
       return "--write-output and --verify-output: give one of them";
     }
   } else if (name == "--version") {
-    if (!parse_whole(value, kMaxVersion, &v) || v == 0) return range_error(name, 1, kMaxVersion, value);
+    // The stage's own count is checked once the plan is known (stage_main.cu); a bound here
+    // would contradict --help, which names that count.
+    if (!parse_whole(value, kMaxVersion, &v) || v == 0) {
+      const bool big = parse_whole(value, ~0ull, &v) && v > 0;
+      return std::string(big ? "--version: no stage has that many versions"
+                             : "--version must be a version number, 1 or more") +
+             "; --help lists this stage's versions (got '" + std::string(value) + "')";
+    }
     opt->version = static_cast<int>(v);
   } else {
     return unknown_option(name);
