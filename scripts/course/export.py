@@ -13,7 +13,10 @@ stages/gifts.txt lists where a shipped file gives an earlier stage's solution on
 a partial edition keeps only the gifts between the stages it has.
 
 The edition configures and builds on its own: CMakeLists.txt sees that answers/ is missing
-and builds the templates and their tests only.
+and builds the templates and their tests only. It keeps each template as shipped in
+.course/templates/, which the student check compares the student's file with outside the
+TODO blocks. The instructors' first run and template maker, which start from the answers,
+stay behind.
 Exit code: 0 written, 2 bad arguments or a DIR that is not empty."""
 import os
 import pathlib
