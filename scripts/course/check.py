@@ -337,9 +337,10 @@ def student_check(stage, args, quiet=False):
         print(f"stage {number:02d} 검사: {relative(source)}{note}", flush=True)
     require_built(stage)  # without NCCL stage 18 is a stand-in with no suite to build
     show = silent if quiet else say
-    results = [v for v in [outside_verdict(stage, text)] if v]
-    for verdict in results:
-        show(verdict_line(verdict, hints))
+    outside = outside_verdict(stage, text)
+    results = [outside] if outside else []
+    if outside:
+        show(verdict_line(outside, hints))
     exe, suite = stage.exe(template=True), stage.suite(template=True)
     ok, log_text = cmake_build([stage.target(registry.TEMPLATE),
                                 stage.target(registry.TEMPLATE_TESTS)], out_dir / "build.log")

@@ -43,8 +43,9 @@ def pages(root=ROOT):
     return [p for p in found if p.is_file()]
 
 
-def prose(text):
-    """The page with fenced code blocks blanked and code spans removed, line numbers kept."""
+def prose(text, keep_spans=False):
+    """The page with fenced code blocks blanked and code spans removed (kept with
+    `keep_spans`: a heading's anchor spells their text), line numbers kept."""
     lines, fence = [], None
     for line in text.split("\n"):
         opened = FENCE.match(line)
@@ -56,7 +57,7 @@ def prose(text):
             fence = opened.group(1)
             lines.append("")
         else:
-            lines.append(CODE_SPAN.sub("", line))
+            lines.append(line if keep_spans else CODE_SPAN.sub("", line))
     return "\n".join(lines)
 
 
@@ -113,13 +114,8 @@ def slug(heading):
 
 def anchors(text):
     """Every heading's anchor on a page (outside code), a repeated one as GitHub numbers it."""
-    seen, found, fence = {}, set(), None
-    for line in text.split("\n"):
-        opened = FENCE.match(line)
-        if fence or opened:  # a heading's code span keeps its text; a fenced block has none
-            closes = fence and opened and opened.group(1)[0] == fence[0]
-            fence = None if closes else (fence or opened.group(1))
-            continue
+    seen, found = {}, set()
+    for line in prose(text, keep_spans=True).split("\n"):
         heading = HEADING.match(line)
         if heading:
             base = slug(heading.group(1))
